@@ -1,0 +1,57 @@
+# nofd: descriptorless files for io_uring. See README.md.
+#
+#   make demo    boot the fast kernel and run the article's greeting chain
+#   make test    boot the debug kernel and run every test
+#
+# Both install their own dependencies (apt-get, as root) and build what is
+# missing. Kernel images are cached outside the clone (kernel/build.sh).
+
+SHELL := /bin/bash
+B := build
+BIN := $(B)/bin
+
+CC := gcc
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilib -Itests
+LDFLAGS := -static
+LDLIBS := -luring -lpthread
+
+HDRS := $(wildcard lib/*.h tests/*.h)
+TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
+GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo
+HOST := $(BIN)/logscan
+
+.PHONY: all deps kernel-fast kernel-debug initramfs test demo clean
+
+all: $(HOST) $(GUEST) $(TESTS)
+
+deps:
+	@scripts/deps.sh
+
+kernel-fast kernel-debug: kernel-%: | deps
+	kernel/build.sh $*
+
+initramfs: $(B)/initramfs.cpio.gz
+
+$(B)/initramfs.cpio.gz: $(GUEST) $(TESTS) vm/mkinitramfs.sh
+	vm/mkinitramfs.sh $@ $(BIN)
+
+$(BIN)/%: vm/%.c $(HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(BIN)/%: demo/%.c $(HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(BIN)/tests/%: tests/%.c $(HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+test: kernel-debug initramfs $(HOST)
+	tests/run.sh
+
+demo: kernel-fast initramfs
+	vm/run.sh --kernel $(B)/bzImage-fast --timeout 300 -- /bin/greet-demo
+
+clean:
+	rm -rf $(BIN) $(B)/initramfs.cpio.gz $(B)/vm

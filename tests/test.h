@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test.h: what every nofd test shares. A test is one feature per file, exits
+ * T_EXIT_PASS, T_EXIT_FAIL or T_EXIT_SKIP (77, when the kernel answered that
+ * it lacks the feature), and prints a line for each claim it checks.
+ */
+#ifndef NOFD_TEST_H
+#define NOFD_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nofd.h"
+
+#define T_EXIT_PASS 0
+#define T_EXIT_FAIL 1
+#define T_EXIT_SKIP 77
+
+static int t_failures;
+
+/* Record a claim: "ok"/"FAIL" and what was claimed. */
+#define t_check(cond, ...)                                              \
+	do {                                                            \
+		if (cond) {                                             \
+			printf("ok: ");                                 \
+		} else {                                                \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);     \
+			t_failures++;                                   \
+		}                                                       \
+		printf(__VA_ARGS__);                                    \
+		putchar('\n');                                          \
+	} while (0)
+
+/* A claim about a result code: prints what came back when it differs. */
+#define t_check_res(res, want, ...)                                     \
+	do {                                                            \
+		int __r = (res), __w = (want);                          \
+		t_check(__r == __w, __VA_ARGS__);                       \
+		if (__r != __w)                                         \
+			printf("    got %d (%s), want %d (%s)\n", __r,   \
+			       __r < 0 ? strerror(-__r) : "-", __w,     \
+			       __w < 0 ? strerror(-__w) : "-");         \
+	} while (0)
+
+/* Setup that must work for the test to mean anything. */
+#define t_assert(cond, ...)                                             \
+	do {                                                            \
+		if (!(cond)) {                                          \
+			printf("FAIL %s:%d: setup: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);                            \
+			printf(" (errno %d %s)\n", errno, strerror(errno)); \
+			exit(T_EXIT_FAIL);                              \
+		}                                                       \
+	} while (0)
+
+static inline int t_exit(void)
+{
+	printf("%s\n", t_failures ? "FAILED" : "PASSED");
+	return t_failures ? T_EXIT_FAIL : T_EXIT_PASS;
+}
+
+/* Submit what is queued and return the result of the next completion. */
+static inline int t_submit_wait(struct io_uring *ring, unsigned long long *data)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = io_uring_submit(ring);
+	t_assert(ret >= 0, "io_uring_submit: %d", ret);
+	ret = io_uring_wait_cqe(ring, &cqe);
+	t_assert(ret == 0, "io_uring_wait_cqe: %d", ret);
+	ret = cqe->res;
+	if (data)
+		*data = cqe->user_data;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/* Run one prepared SQE and return its cqe->res. */
+#define t_run(ring, prep...)                                            \
+	({                                                              \
+		struct io_uring_sqe *__sqe = io_uring_get_sqe(ring);    \
+		t_assert(__sqe, "no sqe");                              \
+		prep;                                                   \
+		t_submit_wait(ring, NULL);                              \
+	})
+
+/* Entries in /proc/self/fd: the process's regular descriptors. */
+static inline int t_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	t_assert(d, "opendir /proc/self/fd");
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the DIR's own descriptor */
+}
+
+/* Allocated struct files, system-wide (first field of fs/file-nr). */
+static inline long t_nr_files(void)
+{
+	long nr = -1;
+	FILE *f = fopen("/proc/sys/fs/file-nr", "r");
+
+	t_assert(f, "open /proc/sys/fs/file-nr");
+	t_assert(fscanf(f, "%ld", &nr) == 1, "read file-nr");
+	fclose(f);
+	return nr;
+}
+
+/* A file of @len known bytes (byte i is 'a' + i % 26); returns its path. */
+static inline const char *t_make_file(const char *path, size_t len)
+{
+	char buf[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	t_assert(fd >= 0, "create %s", path);
+	for (size_t off = 0; off < len; off += sizeof(buf)) {
+		size_t n = len - off < sizeof(buf) ? len - off : sizeof(buf);
+
+		for (size_t i = 0; i < n; i++)
+			buf[i] = 'a' + (off + i) % 26;
+		t_assert(write(fd, buf, n) == (ssize_t)n, "write %s", path);
+	}
+	close(fd);
+	return path;
+}
+
+/* A TCP listener on 127.0.0.1, any port; fills @addr with where it is. */
+static inline int t_listener(struct sockaddr_in *addr)
+{
+	socklen_t len = sizeof(*addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	t_assert(fd >= 0, "socket");
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t_assert(!bind(fd, (struct sockaddr *)addr, sizeof(*addr)), "bind");
+	t_assert(!listen(fd, 128), "listen");
+	t_assert(!getsockname(fd, (struct sockaddr *)addr, &len), "getsockname");
+	return fd;
+}
+
+/* A connected client socket (regular fd) to @addr. */
+static inline int t_connect(const struct sockaddr_in *addr)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	t_assert(fd >= 0, "socket");
+	t_assert(!connect(fd, (const struct sockaddr *)addr, sizeof(*addr)),
+		 "connect");
+	return fd;
+}
+
+#endif

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: the in-guest test runner. Runs every executable in the given
+ * directories (sorted by name), each in its own process group with a time
+ * limit, and prints the results as KTAP: a test's own output becomes "# "
+ * diagnostic lines, exit 0 is "ok", 77 is "ok ... # SKIP", anything else
+ * (including a timeout or a signal) is "not ok". Before each test its name is
+ * written to /dev/kmsg, so that a kernel splat in the log names its test.
+ *
+ *   ktap-run [-t seconds] DIR...
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SKIP_CODE 77
+
+struct test {
+	char path[PATH_MAX];
+	const char *name;
+};
+
+static struct test *tests;
+static int nr_tests;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct test *)a)->name,
+		      ((const struct test *)b)->name);
+}
+
+static void collect(const char *dir)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		printf("# ktap-run: %s: %s\n", dir, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct test *t;
+
+		if (de->d_name[0] == '.')
+			continue;
+		tests = realloc(tests, (nr_tests + 1) * sizeof(*tests));
+		if (!tests)
+			abort();
+		t = &tests[nr_tests];
+		snprintf(t->path, sizeof(t->path), "%s/%s", dir, de->d_name);
+		if (stat(t->path, &st) || !S_ISREG(st.st_mode) ||
+		    !(st.st_mode & S_IXUSR))
+			continue;
+		t->name = strrchr(t->path, '/') + 1;
+		nr_tests++;
+	}
+	closedir(d);
+}
+
+static void kmsg(const char *what, const char *name)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dprintf(fd, "nofd: %s %s\n", what, name);
+		close(fd);
+	}
+}
+
+/* Copy the test's output, each line prefixed with "# ". */
+static void relay(int fd)
+{
+	char buf[4096];
+	int bol = 1;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (bol)
+				fputs("# ", stdout);
+			putchar(buf[i]);
+			bol = buf[i] == '\n';
+		}
+	}
+	if (!bol)
+		putchar('\n');
+}
+
+static int run_one(const struct test *t, unsigned int limit, int *timed_out)
+{
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		alarm(limit);	/* SIGALRM survives exec and ends the test */
+		execl(t->path, t->path, (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	relay(pipefd[0]);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	/* Take down anything the test left behind in its group. */
+	kill(-pid, SIGKILL);
+	*timed_out = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int limit = 300;
+	int opt, failed = 0;
+
+	while ((opt = getopt(argc, argv, "t:")) != -1) {
+		if (opt != 't') {
+			fprintf(stderr, "usage: ktap-run [-t seconds] DIR...\n");
+			return 2;
+		}
+		limit = atoi(optarg);
+	}
+	for (int i = optind; i < argc; i++)
+		collect(argv[i]);
+	qsort(tests, nr_tests, sizeof(*tests), by_name);
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n1..%d\n", nr_tests);
+	for (int i = 0; i < nr_tests; i++) {
+		const struct test *t = &tests[i];
+		struct timespec a, b;
+		int timed_out = 0, ret;
+
+		kmsg("running", t->name);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		ret = run_one(t, limit, &timed_out);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		kmsg("finished", t->name);
+		printf("# %s: exit %d after %.1f s%s\n", t->name, ret,
+		       (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
+		       timed_out ? " (timed out)" : "");
+		if (ret == 0) {
+			printf("ok %d %s\n", i + 1, t->name);
+		} else if (ret == SKIP_CODE) {
+			printf("ok %d %s # SKIP\n", i + 1, t->name);
+		} else {
+			printf("not ok %d %s\n", i + 1, t->name);
+			failed++;
+		}
+	}
+	return failed ? 1 : 0;
+}

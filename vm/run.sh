@@ -1,0 +1,95 @@
+#!/bin/bash
+# Boot a nofd guest kernel under QEMU, run one command in it, and bring back
+# its output and exit status; then scan the whole kernel log for splats.
+#
+#   vm/run.sh [options] -- COMMAND [ARG...]
+#     --kernel IMAGE    bzImage to boot (default build/bzImage-fast)
+#     --initrd CPIO     guest root (default build/initramfs.cpio.gz)
+#     --timeout SEC     guest time limit (default 600)
+#     --out DIR         where console.log, output.log and status go
+#                       (default build/vm)
+#     --smp N --mem MB  guest size (default 2 vCPUs, 1024 MiB)
+#     --kvm             use KVM instead of TCG (hangs on our CI machines)
+#     --quiet           do not echo the command's output while it runs
+#     --dry-run         print the QEMU command line and exit
+#
+# Arguments cannot contain spaces: they travel on the kernel command line.
+# Exit status: the command's own, or 124 guest timeout, 125 kernel splat
+# found in the log (after a command that succeeded), 255 the guest died
+# without reporting a status (panic, crash).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$top/build/bzImage-fast
+initrd=$top/build/initramfs.cpio.gz
+timeout=600 out=$top/build/vm smp=2 mem=1024
+accel=tcg quiet=0 dry=0
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--kvm) accel=kvm; shift ;;
+	--quiet) quiet=1; shift ;;
+	--dry-run) dry=1; shift ;;
+	--) shift; break ;;
+	*) echo "vm/run.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "vm/run.sh: no command given" >&2; exit 2; }
+
+cmdline="console=ttyS0 panic=-1 rdinit=/init loglevel=7 -- $*"
+qemu=(qemu-system-x86_64 -machine q35,accel="$accel" -cpu max -smp "$smp" -m "$mem"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-display none -no-reboot -nodefaults
+	-chardev file,id=console,path="$out/console.log" -serial chardev:console
+	-chardev file,id=output,path="$out/output.log" -serial chardev:output
+	-chardev file,id=status,path="$out/status" -serial chardev:status)
+
+if [ $dry = 1 ]; then
+	printf '%q ' "${qemu[@]}"; echo
+	exit 0
+fi
+for f in "$kernel" "$initrd"; do
+	[ -f "$f" ] || { echo "vm/run.sh: $f is missing (make kernel/initramfs)" >&2; exit 2; }
+done
+mkdir -p "$out"
+: >"$out/console.log"; : >"$out/output.log"; : >"$out/status"
+
+if [ $quiet = 0 ]; then
+	tail -n +1 -f "$out/output.log" &
+	tailpid=$!
+fi
+start=$(date +%s)
+timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$out/qemu.log" 2>&1
+qrc=$?
+if [ $quiet = 0 ]; then
+	sleep 0.3
+	kill $tailpid 2>/dev/null; wait $tailpid 2>/dev/null
+fi
+echo "vm: guest ran $(( $(date +%s) - start )) s (qemu exit $qrc, $accel, $(basename "$kernel"))" >&2
+
+status=$(sed -n 's/^exit=\([0-9]*\)$/\1/p' "$out/status" | head -1)
+"$top/build/bin/logscan" "$out/console.log" >"$out/splats" 2>&1
+scan=$?
+if [ $scan != 0 ]; then
+	echo "vm: kernel log has splats ($out/console.log):" >&2
+	head -20 "$out/splats" >&2
+fi
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	echo "vm: guest timed out after $timeout s" >&2
+	exit 124
+fi
+if [ -z "$status" ]; then
+	echo "vm: guest died without reporting a status; console tail:" >&2
+	tail -20 "$out/console.log" >&2
+	exit 255
+fi
+if [ "$status" = 0 ] && [ $scan != 0 ]; then
+	exit 125
+fi
+exit "$status"
