@@ -18,7 +18,7 @@ LDLIBS := -luring -lpthread
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo
-HOST := $(BIN)/logscan
+HOST := $(B)/host/logscan
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo clean
 
@@ -39,6 +39,10 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
+$(B)/host/%: vm/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
 $(BIN)/%: demo/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
@@ -50,8 +54,9 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 test: kernel-debug initramfs $(HOST)
 	tests/run.sh
 
-demo: kernel-fast initramfs
+demo: kernel-fast initramfs $(HOST)
+	@echo "nofd: linux-source-6.12 $$(cat kernel/debian-version), fast kernel, QEMU TCG"
 	vm/run.sh --kernel $(B)/bzImage-fast --timeout 300 -- /bin/greet-demo
 
 clean:
-	rm -rf $(BIN) $(B)/initramfs.cpio.gz $(B)/vm
+	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm

@@ -72,7 +72,7 @@ static int run(char **argv, int out)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		dup2(null, 0);
 		dup2(out, 1);

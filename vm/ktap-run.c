@@ -26,16 +26,19 @@
 
 struct test {
 	char path[PATH_MAX];
-	const char *name;
 };
 
 static struct test *tests;
 static int nr_tests;
 
+static const char *test_name(const struct test *t)
+{
+	return strrchr(t->path, '/') + 1;
+}
+
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct test *)a)->name,
-		      ((const struct test *)b)->name);
+	return strcmp(test_name(a), test_name(b));
 }
 
 static void collect(const char *dir)
@@ -61,20 +64,24 @@ static void collect(const char *dir)
 		if (stat(t->path, &st) || !S_ISREG(st.st_mode) ||
 		    !(st.st_mode & S_IXUSR))
 			continue;
-		t->name = strrchr(t->path, '/') + 1;
 		nr_tests++;
 	}
 	closedir(d);
 }
 
+/* One write() per record: /dev/kmsg rejects dprintf()'s stream set-up. */
 static void kmsg(const char *what, const char *name)
 {
 	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	char line[512];
+	int n;
 
-	if (fd >= 0) {
-		dprintf(fd, "nofd: %s %s\n", what, name);
-		close(fd);
-	}
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "nofd: %s %s\n", what, name);
+	if (write(fd, line, n) != n)
+		printf("# ktap-run: /dev/kmsg: %s\n", strerror(errno));
+	close(fd);
 }
 
 /* Copy the test's output, each line prefixed with "# ". */
@@ -146,23 +153,24 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n1..%d\n", nr_tests);
 	for (int i = 0; i < nr_tests; i++) {
 		const struct test *t = &tests[i];
+		const char *name = test_name(t);
 		struct timespec a, b;
 		int timed_out = 0, ret;
 
-		kmsg("running", t->name);
+		kmsg("running", name);
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		ret = run_one(t, limit, &timed_out);
 		clock_gettime(CLOCK_MONOTONIC, &b);
-		kmsg("finished", t->name);
-		printf("# %s: exit %d after %.1f s%s\n", t->name, ret,
+		kmsg("finished", name);
+		printf("# %s: exit %d after %.1f s%s\n", name, ret,
 		       (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
 		       timed_out ? " (timed out)" : "");
 		if (ret == 0) {
-			printf("ok %d %s\n", i + 1, t->name);
+			printf("ok %d %s\n", i + 1, name);
 		} else if (ret == SKIP_CODE) {
-			printf("ok %d %s # SKIP\n", i + 1, t->name);
+			printf("ok %d %s # SKIP\n", i + 1, name);
 		} else {
-			printf("not ok %d %s\n", i + 1, t->name);
+			printf("not ok %d %s\n", i + 1, name);
 			failed++;
 		}
 	}

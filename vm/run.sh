@@ -74,7 +74,7 @@ fi
 echo "vm: guest ran $(( $(date +%s) - start )) s (qemu exit $qrc, $accel, $(basename "$kernel"))" >&2
 
 status=$(sed -n 's/^exit=\([0-9]*\)$/\1/p' "$out/status" | head -1)
-"$top/build/bin/logscan" "$out/console.log" >"$out/splats" 2>&1
+"$top/build/host/logscan" "$out/console.log" >"$out/splats" 2>&1
 scan=$?
 if [ $scan != 0 ]; then
 	echo "vm: kernel log has splats ($out/console.log):" >&2
