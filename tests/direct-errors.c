@@ -112,6 +112,7 @@ static void ring_files_refused(void)
 {
 	struct io_uring ring, other;
 	int fds[1], ret;
+	char path[64];
 
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 	t_assert(!io_uring_queue_init(4, &other, 0), "queue_init");
@@ -129,6 +130,17 @@ static void ring_files_refused(void)
 	fds[0] = other.ring_fd;
 	ret = io_uring_register_files_update(&ring, 1, fds, 1);
 	t_check_res(ret, -EBADF, "updating a slot to another ring's fd fails with -EBADF");
+
+	/* Reopening the ring through its magic link fails as open(2) does. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", ring.ring_fd);
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, path,
+						       O_RDWR, 0, 0));
+	t_check_res(ret, -ENXIO, "OPENAT of %s into a slot fails with -ENXIO", path);
+	ret = t_run(&ring, {
+		io_uring_prep_read(__sqe, 0, path, 1, 0);
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+	t_check_res(ret, -EBADF, "and slot 0 stays empty");
 	io_uring_queue_exit(&other);
 	io_uring_queue_exit(&ring);
 }

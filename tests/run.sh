@@ -42,7 +42,7 @@ done
 
 # 2. The guest: every test binary, under ktap-run.
 # Its KTAP goes out indented, as a subtest; the results are counted below.
-vm/run.sh --kernel "$kernel" --timeout "$timeout" -- /bin/ktap-run -t 600 /tests |
+vm/run.sh ${NOFD_VM_ARGS:-} --kernel "$kernel" --timeout "$timeout" -- /bin/ktap-run -t 600 /tests |
 	sed -u 's/^/    /'
 rc=${PIPESTATUS[0]}
 out=build/vm/output.log

@@ -41,6 +41,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "vm/run.sh: no command given" >&2; exit 2; }
+for a in "$@"; do
+	case $a in
+	*[[:space:]]*) echo "vm/run.sh: '$a': arguments cannot contain spaces" >&2; exit 2 ;;
+	esac
+done
 
 cmdline="console=ttyS0 panic=-1 rdinit=/init loglevel=7 -- $*"
 qemu=(qemu-system-x86_64 -machine q35,accel="$accel" -cpu max -smp "$smp" -m "$mem"

@@ -1,0 +1,30 @@
+#!/bin/bash
+# Make a git work tree for developing the series: the pinned
+# linux-source-6.12 committed as the base (tagged nofd-base), then the
+# series applied with git am, one commit per patch.
+#
+#   kernel/devtree.sh [DIR]      (default build/devtree)
+#
+# Then hack, commit, and regenerate the series from the tree:
+#   git -C DIR format-patch --cover-letter -o "$PWD/kernel/patches" nofd-base
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$top/build/devtree}
+version=$(cat "$top/kernel/debian-version")
+
+[ ! -e "$dir" ] || { echo "kernel/devtree.sh: $dir exists" >&2; exit 1; }
+"$top/scripts/deps.sh"
+mkdir -p "$dir"
+tar -C "$dir" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+cd "$dir"
+git init -q
+# The packaged tree's .gitignore ignores everything: add it all by force.
+git add -f .
+git -c user.name=nofd -c user.email=nofd@localhost commit -q \
+	-m "linux-source-6.12 $version (Debian)"
+git tag nofd-base
+mapfile -t patches < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' \
+	! -name '0000-*' | LC_ALL=C sort)
+[ ${#patches[@]} = 0 ] || git am -q "${patches[@]}"
+echo "devtree: $dir at nofd-base + ${#patches[@]} patches"
