@@ -36,8 +36,9 @@ if [ "$installed" != "$version" ]; then
 	exit 1
 fi
 
-# What the image depends on; the source tree only on the first two.
-series_key=$( { echo "$version"; cat "${patches[@]}" /dev/null; } | sha256sum | cut -c1-16)
+# What the image depends on; the source tree only on the series.
+series_key=$( { echo "$version"; cat "$top/kernel/apply-series.sh" "${patches[@]}"; } |
+	sha256sum | cut -c1-16)
 image_key=$( { echo "$series_key $flavour"; cat "${fragments[@]}" "$0";
 	gcc --version | head -1; } | sha256sum | cut -c1-16)
 cached=$cache/$flavour-$image_key
@@ -55,14 +56,11 @@ if [ "$(cat "$src/.nofd-series" 2>/dev/null)" != "$series_key" ]; then
 	rm -rf "$src" "$build/kernel-fast" "$build/kernel-debug"
 	mkdir -p "$build"
 	tar -C "$build" -xf "$tarball"
-	for p in "${patches[@]}"; do
-		echo "kernel: applying $(basename "$p")"
-		if ! (cd "$src" && git apply --verbose "$p" >/dev/null); then
-			echo "kernel/build.sh: patch $(basename "$p") does not apply to linux-source-6.12 $version" >&2
-			rm -rf "$src"
-			exit 1
-		fi
-	done
+	if ! "$top/kernel/apply-series.sh" "$src" "${patches[@]}"; then
+		echo "kernel/build.sh: the series does not apply to linux-source-6.12 $version" >&2
+		rm -rf "$src"
+		exit 1
+	fi
 	echo "$series_key" >"$src/.nofd-series"
 fi
 

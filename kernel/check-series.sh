@@ -23,7 +23,7 @@ scripts/kconfig/merge_config.sh -m -O "$work/obj" "$work/obj/.config" \
 	"$top/kernel/config/base.config" >/dev/null
 make -s O="$work/obj" ARCH=x86_64 olddefconfig
 for p in "${patches[@]}"; do
-	git apply "$p"
+	"$top/kernel/apply-series.sh" "$work/src" "$p"
 	echo "check-series: building with $(basename "$p")"
 	make -s O="$work/obj" ARCH=x86_64 -j"$(nproc)" bzImage
 done

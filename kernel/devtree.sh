@@ -19,10 +19,12 @@ mkdir -p "$dir"
 tar -C "$dir" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
 cd "$dir"
 git init -q
+# Patches carry the identity of the nofd repository's commits.
+git config user.name "$(git -C "$top" config user.name || echo nofd)"
+git config user.email "$(git -C "$top" config user.email || echo nofd@localhost)"
 # The packaged tree's .gitignore ignores everything: add it all by force.
 git add -f .
-git -c user.name=nofd -c user.email=nofd@localhost commit -q \
-	-m "linux-source-6.12 $version (Debian)"
+git commit -q -m "linux-source-6.12 $version (Debian)"
 git tag nofd-base
 mapfile -t patches < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' \
 	! -name '0000-*' | LC_ALL=C sort)

@@ -40,7 +40,26 @@ for log in tests/host/logscan/*.log; do
 	fi
 done
 
-# 2. The guest: every test binary, under ktap-run.
+# 2. The series machinery, on a fixture tree inside our repository (where
+#    git apply once skipped every path without failing): a good patch
+#    applies, a bad one stops the series with an error naming it.
+fixture=build/apply-test
+rm -rf "$fixture" && mkdir -p "$fixture"
+cp tests/host/apply-series/hello.txt "$fixture/"
+if kernel/apply-series.sh "$fixture" tests/host/apply-series/0001-good.patch >/dev/null &&
+	grep -qx TWO "$fixture/hello.txt"; then
+	result ok "apply-series: a patch that applies changes the tree"
+else
+	result "not ok" "apply-series: a patch that applies changes the tree"
+fi
+if ! kernel/apply-series.sh "$fixture" tests/host/apply-series/0002-bad.patch \
+	>/dev/null 2>"$fixture/err" && grep -q "0002-bad.patch does not apply" "$fixture/err"; then
+	result ok "apply-series: a patch that does not apply fails, naming itself"
+else
+	result "not ok" "apply-series: a patch that does not apply fails, naming itself"
+fi
+
+# 3. The guest: every test binary, under ktap-run.
 # Its KTAP goes out indented, as a subtest; the results are counted below.
 vm/run.sh ${NOFD_VM_ARGS:-} --kernel "$kernel" --timeout "$timeout" -- /bin/ktap-run -t 600 /tests |
 	sed -u 's/^/    /'

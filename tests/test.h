@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "nofd.h"
@@ -65,6 +66,28 @@ static inline int t_exit(void)
 {
 	printf("%s\n", t_failures ? "FAILED" : "PASSED");
 	return t_failures ? T_EXIT_FAIL : T_EXIT_PASS;
+}
+
+/*
+ * Kernels built by nofd say so in uname -r (CONFIG_LOCALVERSION="-nofd").
+ * A test of a nofd feature may skip elsewhere, never on such a kernel.
+ */
+static inline int t_nofd_kernel(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "-nofd");
+}
+
+/* Skip, or fail on the nofd kernel, because the kernel lacks @feature. */
+static inline int t_no_feature(const char *feature)
+{
+	if (t_nofd_kernel()) {
+		printf("FAIL: the nofd kernel lacks %s\n", feature);
+		return T_EXIT_FAIL;
+	}
+	printf("SKIP: this kernel lacks %s\n", feature);
+	return T_EXIT_SKIP;
 }
 
 /* Submit what is queued and return the result of the next completion. */

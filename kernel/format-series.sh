@@ -1,0 +1,29 @@
+#!/bin/bash
+# Regenerate kernel/patches/ from a devtree (kernel/devtree.sh): one patch
+# per commit since nofd-base, and a cover letter whose subject and text come
+# from kernel/cover-letter.txt (first line: subject; after a blank line: text).
+#
+#   kernel/format-series.sh [DIR]      (default build/devtree)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-$top/build/devtree}
+out=$top/kernel/patches
+cover=$top/kernel/cover-letter.txt
+
+rm -f "$out"/*.patch
+git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd" \
+	-o "$out" nofd-base
+subject=$(head -n 1 "$cover")
+tail -n +3 "$cover" >"$out/.blurb"
+awk -v subject="$subject" -v blurb="$out/.blurb" '
+	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
+	$0 == "*** BLURB HERE ***" {
+		while ((getline line < blurb) > 0)
+			print line
+		next
+	}
+	{ print }' "$out/0000-cover-letter.patch" >"$out/.cover"
+mv "$out/.cover" "$out/0000-cover-letter.patch"
+rm -f "$out/.blurb"
+ls "$out"/*.patch

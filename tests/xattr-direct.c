@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: FGETXATTR and FSETXATTR take a direct descriptor with
+ * IOSQE_FIXED_FILE (nofd: 6.12 refused it with -EBADF because the ops share
+ * a prep helper with the path-based GETXATTR/SETXATTR, which still refuse
+ * it). Values set through the slot are those getxattr(2) sees on the path,
+ * and the other way round; errors stay those of fgetxattr(2).
+ */
+#include <sys/xattr.h>
+
+#include "test.h"
+
+#define PATH "/tmp/xattr-direct.dat"
+
+static int fsetxattr_slot(struct io_uring *ring, int slot, const char *name,
+			  const char *value, int flags)
+{
+	return t_run(ring, {
+		io_uring_prep_fsetxattr(__sqe, slot, name, value, flags,
+					strlen(value));
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+}
+
+static int fgetxattr_slot(struct io_uring *ring, int slot, const char *name,
+			  char *value, unsigned int len)
+{
+	return t_run(ring, {
+		io_uring_prep_fgetxattr(__sqe, slot, name, value, len);
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+}
+
+int main(void)
+{
+	struct io_uring ring;
+	char value[64] = { 0 };
+	int ret;
+
+	t_make_file(PATH, 16);
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	t_assert(!io_uring_register_files_sparse(&ring, 4), "register");
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+						       O_RDWR, 0, 0));
+	t_assert(ret == 0, "OPENAT into slot 0: %d", ret);
+
+	ret = fsetxattr_slot(&ring, 0, "user.nofd", "direct", 0);
+	if (ret == -EBADF)
+		return t_no_feature("FSETXATTR on a fixed file");
+	t_check_res(ret, 0, "FSETXATTR user.nofd=direct on slot 0 returns 0");
+	ret = getxattr(PATH, "user.nofd", value, sizeof(value));
+	t_check(ret == 6 && !memcmp(value, "direct", 6),
+		"getxattr(2) on the path sees \"direct\" (%d)", ret);
+
+	t_assert(!setxattr(PATH, "user.other", "regular", 7, 0), "setxattr");
+	memset(value, 0, sizeof(value));
+	ret = fgetxattr_slot(&ring, 0, "user.other", value, sizeof(value));
+	t_check_res(ret, 7, "FGETXATTR user.other on slot 0 returns its size 7");
+	t_check(!memcmp(value, "regular", 7), "and the value set by setxattr(2)");
+
+	/* The errors are fgetxattr(2)'s and fsetxattr(2)'s. */
+	ret = fgetxattr_slot(&ring, 0, "user.missing", value, sizeof(value));
+	t_check_res(ret, -ENODATA, "FGETXATTR of a missing name fails with -ENODATA");
+	ret = fgetxattr_slot(&ring, 0, "user.other", value, 3);
+	t_check_res(ret, -ERANGE, "FGETXATTR into a 3-byte buffer fails with -ERANGE");
+	ret = fsetxattr_slot(&ring, 0, "user.nofd", "again", XATTR_CREATE);
+	t_check_res(ret, -EEXIST, "FSETXATTR with XATTR_CREATE of an existing name fails with -EEXIST");
+	ret = fgetxattr_slot(&ring, 1, "user.nofd", value, sizeof(value));
+	t_check_res(ret, -EBADF, "FGETXATTR on the empty slot 1 fails with -EBADF");
+	ret = fsetxattr_slot(&ring, 9, "user.nofd", "x", 0);
+	t_check_res(ret, -EBADF, "FSETXATTR on slot 9 of a 4-slot table fails with -EBADF");
+
+	/* The path-based ops have no file to fix: they still refuse the flag. */
+	ret = t_run(&ring, {
+		io_uring_prep_getxattr(__sqe, "user.nofd", value, PATH, sizeof(value));
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+	t_check_res(ret, -EBADF, "GETXATTR with IOSQE_FIXED_FILE still fails with -EBADF");
+	ret = t_run(&ring, {
+		io_uring_prep_setxattr(__sqe, "user.nofd", "x", PATH, 0, 1);
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+	t_check_res(ret, -EBADF, "SETXATTR with IOSQE_FIXED_FILE still fails with -EBADF");
+
+	/* Regular fds work as before. */
+	ret = t_run(&ring, io_uring_prep_openat(__sqe, AT_FDCWD, PATH, O_RDONLY, 0));
+	t_assert(ret >= 0, "OPENAT: %d", ret);
+	memset(value, 0, sizeof(value));
+	t_check_res(t_run(&ring, io_uring_prep_fgetxattr(__sqe, ret, "user.nofd",
+							 value, sizeof(value))),
+		    6, "FGETXATTR on a regular fd returns 6 as before");
+	close(ret);
+
+	io_uring_queue_exit(&ring);
+	unlink(PATH);
+	return t_exit();
+}
