@@ -54,4 +54,22 @@ static inline void io_uring_prep_fixed_fd_install(struct io_uring_sqe *sqe,
 	sqe->rw_flags = flags;
 }
 
+/*
+ * nofd: with IOSQE_FIXED_FILE the directory fd of OPENAT, OPENAT2, STATX,
+ * UNLINKAT, MKDIRAT, SYMLINKAT, RENAMEAT and LINKAT is a fixed-table slot
+ * (docs/man/io_uring_fixed_dirfd.7): prepare the op with the slot as its
+ * dfd and set the flag on the SQE.
+ *
+ * fstat of the direct descriptor in slot @file_index: STATX of the empty
+ * path with AT_EMPTY_PATH, relative to the slot.
+ */
+static inline void io_uring_prep_fstatx_direct(struct io_uring_sqe *sqe,
+					       unsigned int file_index,
+					       unsigned int mask,
+					       struct statx *statxbuf)
+{
+	io_uring_prep_statx(sqe, file_index, "", AT_EMPTY_PATH, mask, statxbuf);
+	sqe->flags |= IOSQE_FIXED_FILE;
+}
+
 #endif

@@ -6,7 +6,6 @@
  * so cqe->res is 0, the old file's last reference goes (a pipe whose write
  * end sat in the slot reads EOF) and the slot now holds the new file.
  */
-#include <poll.h>
 
 #include "test.h"
 
@@ -24,14 +23,6 @@ static int pipe_in_slot(struct io_uring *ring, int slot)
 	return pipefd[0];
 }
 
-static int sees_eof(int rfd)
-{
-	struct pollfd pfd = { .fd = rfd, .events = POLLIN };
-	char c;
-
-	return poll(&pfd, 1, 5000) == 1 && read(rfd, &c, 1) == 0;
-}
-
 int main(void)
 {
 	struct sockaddr_in addr;
@@ -47,7 +38,7 @@ int main(void)
 	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
 						       O_RDONLY, 0, 0));
 	t_check_res(ret, 0, "OPENAT into the occupied slot 0 returns 0 (RFC: -EEXIST)");
-	t_check(sees_eof(rfd), "the replaced pipe end is released: its reader sees EOF");
+	t_check(t_sees_eof(rfd), "the replaced pipe end is released: its reader sees EOF");
 	close(rfd);
 	ret = t_run(&ring, {
 		io_uring_prep_read(__sqe, 0, buf, sizeof(buf), 0);
@@ -61,7 +52,7 @@ int main(void)
 	rfd = pipe_in_slot(&ring, 1);
 	ret = t_run(&ring, io_uring_prep_accept_direct(__sqe, lfd, NULL, NULL, 0, 1));
 	t_check_res(ret, 0, "ACCEPT into the occupied slot 1 returns 0");
-	t_check(sees_eof(rfd), "the replaced pipe end is released: its reader sees EOF");
+	t_check(t_sees_eof(rfd), "the replaced pipe end is released: its reader sees EOF");
 	close(rfd);
 	ret = t_run(&ring, {
 		io_uring_prep_send(__sqe, 1, "hi", 2, 0);

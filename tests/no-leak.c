@@ -11,7 +11,6 @@
  * the counter batch per CPU; the check allows that slack, and opens enough
  * files (NR_FILES) that a leak could not hide in it.
  */
-#include <poll.h>
 #include <sys/statfs.h>
 #include <time.h>
 
@@ -39,14 +38,6 @@ static long free_blocks(void)
 			usleep(10000);                                  \
 		__ok;                                                   \
 	})
-
-static int sees_eof(int fd)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	char c;
-
-	return poll(&pfd, 1, 5000) == 1 && read(fd, &c, 1) == 0;
-}
 
 int main(void)
 {
@@ -104,8 +95,8 @@ int main(void)
 
 	io_uring_queue_exit(&ring);
 
-	t_check(sees_eof(client), "after the ring is closed the accepted peer sees EOF");
-	t_check(sees_eof(pipefd[0]), "after the ring is closed the pipe's reader sees EOF");
+	t_check(t_sees_eof(client), "after the ring is closed the accepted peer sees EOF");
+	t_check(t_sees_eof(pipefd[0]), "after the ring is closed the pipe's reader sees EOF");
 	t_check(wait_for(free_blocks() >= base_blocks),
 		"tmpfs gives back the unlinked files' blocks (%ld of %ld free)",
 		free_blocks(), base_blocks);

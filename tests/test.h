@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,15 @@ static inline long t_nr_files(void)
 	t_assert(fscanf(f, "%ld", &nr) == 1, "read file-nr");
 	fclose(f);
 	return nr;
+}
+
+/* Whether reading @fd (a pipe's or socket's end) gives EOF within 5 s. */
+static inline int t_sees_eof(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&pfd, 1, 5000) == 1 && read(fd, &c, 1) == 0;
 }
 
 /* A file of @len known bytes (byte i is 'a' + i % 26); returns its path. */

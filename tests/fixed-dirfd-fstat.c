@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: STATX with IOSQE_FIXED_FILE, AT_EMPTY_PATH and an empty
+ * path is fstat of a direct descriptor, for every kind of file: a regular
+ * file, a directory, a socket and a pipe give the same statx as fstat(2)
+ * of a regular fd to the same file. Bad slots fail with -EBADF, a
+ * non-directory with a relative path with -ENOTDIR. Run inline and with
+ * IOSQE_ASYNC.
+ */
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "test.h"
+
+#define PATH "/tmp/fixed-dirfd-fstat.dat"
+
+static int fstat_slot(struct io_uring *ring, int slot, struct statx *stx,
+		      int sqe_flags)
+{
+	memset(stx, 0, sizeof(*stx));
+	return t_run(ring, {
+		io_uring_prep_fstatx_direct(__sqe, slot, STATX_BASIC_STATS, stx);
+		__sqe->flags |= sqe_flags;
+	});
+}
+
+/* fstat of @fd, registered into @slot, against STATX of the slot. */
+static void check_kind(struct io_uring *ring, const char *kind, int fd, int slot)
+{
+	struct statx stx;
+	struct stat st;
+	int ret;
+
+	t_assert(io_uring_register_files_update(ring, slot, &fd, 1) == 1,
+		 "register %s", kind);
+	t_assert(!fstat(fd, &st), "fstat %s", kind);
+	for (int async = 0; async < 2; async++) {
+		ret = fstat_slot(ring, slot, &stx, async ? IOSQE_ASYNC : 0);
+		t_check_res(ret, 0, "fstat of a direct %s%s returns 0", kind,
+			    async ? " (io-wq)" : "");
+		t_check(stx.stx_ino == st.st_ino && stx.stx_mode == st.st_mode &&
+			makedev(stx.stx_dev_major, stx.stx_dev_minor) == st.st_dev &&
+			stx.stx_size == (unsigned long long)st.st_size &&
+			stx.stx_nlink == st.st_nlink,
+			"it matches fstat(2) of the %s: ino %llu mode %o", kind,
+			(unsigned long long)stx.stx_ino, stx.stx_mode);
+	}
+}
+
+int main(void)
+{
+	struct io_uring ring, bare;
+	struct statx stx;
+	struct stat st;
+	int fds, ret, pipefd[2], sock;
+
+	t_make_file(PATH, 1234);
+	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
+	t_assert(!io_uring_queue_init(8, &bare, 0), "queue_init");
+	t_assert(!io_uring_register_files_sparse(&ring, 8), "register");
+
+	/* A file that only exists as a direct descriptor. */
+	fds = t_count_fds();
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+						       O_RDONLY, 0, 0));
+	t_assert(ret == 0, "OPENAT into slot 0: %d", ret);
+	ret = fstat_slot(&ring, 0, &stx, 0);
+	if (ret == -EBADF)
+		return t_no_feature("STATX of a fixed file");
+	t_assert(!stat(PATH, &st), "stat");
+	t_check_res(ret, 0, "fstat of a direct regular file returns 0");
+	t_check(stx.stx_size == 1234 && stx.stx_ino == st.st_ino &&
+		S_ISREG(stx.stx_mode),
+		"it gives the file's size 1234 and inode %llu",
+		(unsigned long long)stx.stx_ino);
+	t_check(t_count_fds() == fds, "no regular fd was needed");
+
+	check_kind(&ring, "regular file", open(PATH, O_RDONLY), 1);
+	check_kind(&ring, "directory", open("/tmp", O_RDONLY | O_DIRECTORY), 2);
+	sock = socket(AF_INET, SOCK_STREAM, 0);
+	check_kind(&ring, "socket", sock, 3);
+	t_assert(!pipe(pipefd), "pipe");
+	check_kind(&ring, "pipe", pipefd[0], 4);
+
+	/* Errors. */
+	ret = fstat_slot(&ring, 5, &stx, 0);
+	t_check_res(ret, -EBADF, "fstat of the empty slot 5 fails with -EBADF");
+	ret = fstat_slot(&ring, 8, &stx, 0);
+	t_check_res(ret, -EBADF, "fstat of slot 8 of an 8-slot table fails with -EBADF");
+	ret = fstat_slot(&ring, -1, &stx, 0);
+	t_check_res(ret, -EBADF, "fstat of slot -1 fails with -EBADF");
+	ret = fstat_slot(&bare, 0, &stx, 0);
+	t_check_res(ret, -EBADF, "fstat on a ring without a table fails with -EBADF");
+	ret = t_run(&ring, {
+		io_uring_prep_statx(__sqe, 0, "x", 0, STATX_BASIC_STATS, &stx);
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+	t_check_res(ret, -ENOTDIR, "STATX of \"x\" relative to a regular file fails with -ENOTDIR");
+	ret = t_run(&ring, {
+		io_uring_prep_statx(__sqe, 0, "", 0, STATX_BASIC_STATS, &stx);
+		__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+	t_check_res(ret, -ENOENT, "STATX of \"\" without AT_EMPTY_PATH fails with -ENOENT");
+
+	io_uring_queue_exit(&bare);
+	io_uring_queue_exit(&ring);
+	unlink(PATH);
+	return t_exit();
+}

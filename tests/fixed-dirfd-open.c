@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: a file opened below a directory that is itself only a
+ * direct descriptor, into the fixed table too: no regular descriptor
+ * anywhere. OPENAT and OPENAT2 with IOSQE_FIXED_FILE take sqe->fd as the
+ * directory's slot and still honour file_index (by index and ALLOC); the
+ * file reads back its bytes; bad directory slots fail with -EBADF. Run
+ * inline and with IOSQE_ASYNC.
+ */
+#include "test.h"
+
+#define DIR "/tmp/fixed-dirfd-open"
+
+static int open_in(struct io_uring *ring, int op, int dir, const char *path,
+		   unsigned int file_index, int sqe_flags)
+{
+	struct open_how how = { .flags = O_RDONLY };
+
+	return t_run(ring, {
+		if (op == IORING_OP_OPENAT)
+			io_uring_prep_openat(__sqe, dir, path, O_RDONLY, 0);
+		else
+			io_uring_prep_openat2(__sqe, dir, path, &how);
+		__sqe->flags |= IOSQE_FIXED_FILE | sqe_flags;
+		__sqe->file_index = file_index;
+	});
+}
+
+int main(void)
+{
+	struct io_uring ring, bare;
+	char buf[16] = { 0 };
+	int fds, ret;
+
+	mkdir(DIR, 0755);
+	t_make_file(DIR "/f", 16);
+	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
+	t_assert(!io_uring_queue_init(8, &bare, 0), "queue_init");
+	t_assert(!io_uring_register_files_sparse(&ring, 8), "register");
+	fds = t_count_fds();
+
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, DIR,
+			O_RDONLY | O_DIRECTORY, 0, 0));
+	t_assert(ret == 0, "OPENAT " DIR " into slot 0: %d", ret);
+	ret = open_in(&ring, IORING_OP_OPENAT, 0, "f", 2, 0);
+	if (ret == -EBADF)
+		return t_no_feature("a fixed file as the dirfd of OPENAT");
+
+	for (int i = 0; i < 4; i++) {
+		int op = i & 1 ? IORING_OP_OPENAT2 : IORING_OP_OPENAT;
+		int async = i & 2 ? IOSQE_ASYNC : 0;
+		const char *name = op == IORING_OP_OPENAT ? "OPENAT" : "OPENAT2";
+		const char *mode = async ? " (io-wq)" : "";
+
+		ret = open_in(&ring, op, 0, "f", 2, async);
+		t_check_res(ret, 0, "%s%s of \"f\" in directory slot 0 into slot 1 returns 0",
+			    name, mode);
+		ret = t_run(&ring, {
+			io_uring_prep_read(__sqe, 1, buf, sizeof(buf), 0);
+			__sqe->flags |= IOSQE_FIXED_FILE;
+		});
+		t_check(ret == 16 && !memcmp(buf, "abcdefghijklmnop", 16),
+			"slot 1 reads the file's 16 bytes (%d)", ret);
+		ret = open_in(&ring, op, 0, "f", IORING_FILE_INDEX_ALLOC, async);
+		t_check(ret >= 2 && ret < 8, "%s%s with ALLOC returns a free slot (%d)",
+			name, mode, ret);
+		if (ret >= 0)
+			t_run(&ring, io_uring_prep_close_direct(__sqe, ret));
+		/* Into the fd table works too, relative to a fixed directory. */
+		ret = open_in(&ring, op, 0, "f", 0, async);
+		t_check(ret >= 0, "%s%s into the fd table returns an fd (%d)", name,
+			mode, ret);
+		if (ret >= 0)
+			close(ret);
+	}
+	t_check(t_count_fds() == fds, "/proc/self/fd never gained an entry");
+
+	ret = open_in(&ring, IORING_OP_OPENAT, 3, "f", 2, 0);
+	t_check_res(ret, -EBADF, "OPENAT relative to the empty slot 3 fails with -EBADF");
+	ret = open_in(&ring, IORING_OP_OPENAT2, 8, "f", 2, 0);
+	t_check_res(ret, -EBADF, "OPENAT2 relative to slot 8 of 8 fails with -EBADF");
+	ret = open_in(&ring, IORING_OP_OPENAT, AT_FDCWD, "f", 2, 0);
+	t_check_res(ret, -EBADF, "OPENAT with IOSQE_FIXED_FILE and AT_FDCWD fails with -EBADF");
+	ret = open_in(&bare, IORING_OP_OPENAT, 0, "f", 0, 0);
+	t_check_res(ret, -EBADF, "OPENAT relative to a slot of a ring without a table fails with -EBADF");
+	ret = open_in(&ring, IORING_OP_OPENAT, 1, "x", 2, 0);
+	t_check_res(ret, -ENOTDIR, "OPENAT of \"x\" relative to a regular file fails with -ENOTDIR");
+	ret = open_in(&ring, IORING_OP_OPENAT, 1, DIR "/f", 2, 0);
+	t_check_res(ret, 0, "an absolute path ignores even a non-directory slot");
+	ret = open_in(&ring, IORING_OP_OPENAT, 0, "f", 9, 0);
+	t_check_res(ret, -EINVAL, "installing into slot 8 of 8 still fails with -EINVAL");
+
+	io_uring_queue_exit(&bare);
+	io_uring_queue_exit(&ring);
+	unlink(DIR "/f");
+	rmdir(DIR);
+	return t_exit();
+}
