@@ -9,7 +9,7 @@
  */
 #include "test.h"
 
-#define DIR "/tmp/fixed-dirfd-open"
+#define TEST_DIR "/tmp/fixed-dirfd-open"
 
 static int open_in(struct io_uring *ring, int op, int dir, const char *path,
 		   unsigned int file_index, int sqe_flags)
@@ -32,16 +32,16 @@ int main(void)
 	char buf[16] = { 0 };
 	int fds, ret;
 
-	mkdir(DIR, 0755);
-	t_make_file(DIR "/f", 16);
+	mkdir(TEST_DIR, 0755);
+	t_make_file(TEST_DIR "/f", 16);
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
 	t_assert(!io_uring_queue_init(8, &bare, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 8), "register");
 	fds = t_count_fds();
 
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, DIR,
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TEST_DIR,
 			O_RDONLY | O_DIRECTORY, 0, 0));
-	t_assert(ret == 0, "OPENAT " DIR " into slot 0: %d", ret);
+	t_assert(ret == 0, "OPENAT " TEST_DIR " into slot 0: %d", ret);
 	ret = open_in(&ring, IORING_OP_OPENAT, 0, "f", 2, 0);
 	if (ret == -EBADF)
 		return t_no_feature("a fixed file as the dirfd of OPENAT");
@@ -85,14 +85,14 @@ int main(void)
 	t_check_res(ret, -EBADF, "OPENAT relative to a slot of a ring without a table fails with -EBADF");
 	ret = open_in(&ring, IORING_OP_OPENAT, 1, "x", 2, 0);
 	t_check_res(ret, -ENOTDIR, "OPENAT of \"x\" relative to a regular file fails with -ENOTDIR");
-	ret = open_in(&ring, IORING_OP_OPENAT, 1, DIR "/f", 2, 0);
+	ret = open_in(&ring, IORING_OP_OPENAT, 1, TEST_DIR "/f", 2, 0);
 	t_check_res(ret, 0, "an absolute path ignores even a non-directory slot");
 	ret = open_in(&ring, IORING_OP_OPENAT, 0, "f", 9, 0);
 	t_check_res(ret, -EINVAL, "installing into slot 8 of 8 still fails with -EINVAL");
 
 	io_uring_queue_exit(&bare);
 	io_uring_queue_exit(&ring);
-	unlink(DIR "/f");
-	rmdir(DIR);
+	unlink(TEST_DIR "/f");
+	rmdir(TEST_DIR);
 	return t_exit();
 }

@@ -14,7 +14,7 @@
 
 #include "test.h"
 
-#define DIR "/tmp/fixed-dirfd-slot-reuse"
+#define TEST_DIR "/tmp/fixed-dirfd-slot-reuse"
 
 static long free_inodes(void)
 {
@@ -24,26 +24,74 @@ static long free_inodes(void)
 	return st.f_ffree;
 }
 
+/*
+ * Wait until one of our io-wq workers sleeps in the FIFO's open, waiting
+ * for a writer; returns what it waits in (its wchan), or NULL.
+ */
+static const char *worker_in_fifo_open(void)
+{
+	static char wchan[64];
+	char path[320], comm[32];
+
+	for (int i = 0; i < 1000; i++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *de;
+
+		t_assert(d, "opendir /proc/self/task");
+		while ((de = readdir(d))) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			comm[0] = '\0';
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+			if (strncmp(comm, "iou-wrk", 7))
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", de->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			wchan[0] = '\0';
+			if (!fgets(wchan, sizeof(wchan), f))
+				wchan[0] = '\0';
+			fclose(f);
+			if (strstr(wchan, "fifo") || strstr(wchan, "partner")) {
+				closedir(d);
+				return wchan;
+			}
+		}
+		closedir(d);
+		usleep(10000);
+	}
+	return NULL;
+}
+
 static void round_trip(struct io_uring *ring, int replace)
 {
 	const char *what = replace ? "replaced" : "closed";
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	long base = free_inodes();
+	const char *wchan;
 	int other, wfd, ret, i;
 
-	t_assert(!mkdir(DIR, 0755) && !mkfifo(DIR "/fifo", 0644), "fixture");
-	ret = t_run(ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, DIR,
+	t_assert(!mkdir(TEST_DIR, 0755) && !mkfifo(TEST_DIR "/fifo", 0644), "fixture");
+	ret = t_run(ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TEST_DIR,
 			O_RDONLY | O_DIRECTORY, 0, 0));
-	t_assert(ret == 0, "OPENAT " DIR ": %d", ret);
+	t_assert(ret == 0, "OPENAT " TEST_DIR ": %d", ret);
 
 	sqe = io_uring_get_sqe(ring);
 	io_uring_prep_openat_direct(sqe, 0, "fifo", O_RDONLY, 0, 1);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_ASYNC;
 	t_assert(io_uring_submit(ring) == 1, "submit");
-	usleep(300000);
-	t_check(io_uring_peek_cqe(ring, &cqe) == -EAGAIN,
-		"the FIFO open waits in io-wq for a writer");
+	wchan = worker_in_fifo_open();
+	t_check(wchan && io_uring_peek_cqe(ring, &cqe) == -EAGAIN,
+		"the FIFO open waits in io-wq for a writer (in %s)",
+		wchan ? wchan : "?");
 
 	if (replace) {
 		other = open("/tmp", O_RDONLY | O_DIRECTORY);
@@ -55,7 +103,7 @@ static void round_trip(struct io_uring *ring, int replace)
 		t_check_res(ret, 0, "directory slot 0 is closed while the open waits");
 	}
 
-	wfd = open(DIR "/fifo", O_WRONLY);
+	wfd = open(TEST_DIR "/fifo", O_WRONLY);
 	t_assert(wfd >= 0, "open the FIFO for writing");
 	t_assert(!io_uring_wait_cqe(ring, &cqe), "wait_cqe");
 	t_check_res(cqe->res, 0, "the open completes into slot 1 after its directory was %s",
@@ -74,8 +122,8 @@ static void round_trip(struct io_uring *ring, int replace)
 	t_run(ring, io_uring_prep_close_direct(__sqe, 1));
 	if (replace)
 		t_run(ring, io_uring_prep_close_direct(__sqe, 0));
-	unlink(DIR "/fifo");
-	rmdir(DIR);
+	unlink(TEST_DIR "/fifo");
+	rmdir(TEST_DIR);
 	for (i = 0; i < 500 && free_inodes() < base; i++)
 		usleep(10000);
 	t_check(free_inodes() == base,

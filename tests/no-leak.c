@@ -18,7 +18,7 @@
 
 #define NR_FILES 512
 #define NR_SLOTS (NR_FILES + 8)
-#define DIR "/tmp/no-leak"
+#define TEST_DIR "/tmp/no-leak"
 #define SLACK 128	/* 2 CPUs x percpu_counter batch (32), twice over */
 #define BIG (4 << 20)
 
@@ -47,7 +47,7 @@ int main(void)
 	int lfd, client, pipefd[2], ret, fds;
 	char path[64];
 
-	mkdir(DIR, 0755);
+	mkdir(TEST_DIR, 0755);
 	lfd = t_listener(&addr);
 	client = t_connect(&addr);
 	t_assert(!pipe(pipefd), "pipe");
@@ -59,14 +59,14 @@ int main(void)
 	fds = t_count_fds();
 
 	/* One big file, unlinked while only the table holds it open. */
-	t_make_file(DIR "/big", BIG);
+	t_make_file(TEST_DIR "/big", BIG);
 	big_blocks = base_blocks - free_blocks();
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, DIR "/big",
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TEST_DIR "/big",
 						       O_RDONLY, 0, 0));
 	t_check_res(ret, 0, "OPENAT of the big file into slot 0 returns 0");
-	unlink(DIR "/big");
+	unlink(TEST_DIR "/big");
 	for (int i = 1; i < NR_FILES; i++) {
-		snprintf(path, sizeof(path), DIR "/f%d", i);
+		snprintf(path, sizeof(path), TEST_DIR "/f%d", i);
 		close(open(path, O_CREAT | O_WRONLY, 0644));
 		ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, path,
 							       O_RDONLY, 0, i));
@@ -107,6 +107,6 @@ int main(void)
 	close(client);
 	close(pipefd[0]);
 	close(lfd);
-	rmdir(DIR);
+	rmdir(TEST_DIR);
 	return t_exit();
 }
