@@ -28,6 +28,12 @@
 
 static int t_failures;
 
+/* Line-buffered output: a test that hangs has still said how far it got. */
+__attribute__((constructor)) static void t_line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 /* Record a claim: "ok"/"FAIL" and what was claimed. */
 #define t_check(cond, ...)                                              \
 	do {                                                            \
