@@ -13,7 +13,9 @@ mapfile -t patches < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' \
 [ ${#patches[@]} -gt 0 ] || { echo "check-series: the series is empty"; exit 0; }
 
 "$top/scripts/deps.sh"
-rm -rf "$work/src"
+# A fresh tree and object dir: unpacked files keep the tarball's old
+# mtimes, so objects left from another series would look up to date.
+rm -rf "$work/src" "$work/obj"
 mkdir -p "$work/src" "$work/obj"
 tar -C "$work/src" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
 cd "$work/src"
