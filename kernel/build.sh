@@ -43,6 +43,7 @@ image_key=$( { echo "$series_key $flavour"; cat "${fragments[@]}" "$0";
 	gcc --version | head -1; } | sha256sum | cut -c1-16)
 cached=$cache/$flavour-$image_key
 
+mkdir -p "$build"
 if [ -f "$cached/bzImage" ]; then
 	echo "kernel: $flavour image $image_key from cache ($cached)"
 	cp "$cached/bzImage" "$build/bzImage-$flavour"
@@ -54,7 +55,6 @@ fi
 if [ "$(cat "$src/.nofd-series" 2>/dev/null)" != "$series_key" ]; then
 	echo "kernel: unpacking linux-source-6.12 $version"
 	rm -rf "$src" "$build/kernel-fast" "$build/kernel-debug"
-	mkdir -p "$build"
 	tar -C "$build" -xf "$tarball"
 	if ! "$top/kernel/apply-series.sh" "$src" "${patches[@]}"; then
 		echo "kernel/build.sh: the series does not apply to linux-source-6.12 $version" >&2
