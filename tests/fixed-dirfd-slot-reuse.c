@@ -24,6 +24,21 @@ static long free_inodes(void)
 	return st.f_ffree;
 }
 
+/* The first line of /proc/self/task/@tid/@name into @buf ("" if none). */
+static void task_file(const char *tid, const char *name, char *buf, int len)
+{
+	char path[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/%s", tid, name);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (f && !fgets(buf, len, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
 /*
  * Wait until one of our io-wq workers sleeps in the FIFO's open, waiting
  * for a writer; returns what it waits in (its wchan), or NULL.
@@ -31,7 +46,7 @@ static long free_inodes(void)
 static const char *worker_in_fifo_open(void)
 {
 	static char wchan[64];
-	char path[320], comm[32];
+	char comm[32];
 
 	for (int i = 0; i < 1000; i++) {
 		DIR *d = opendir("/proc/self/task");
@@ -39,26 +54,10 @@ static const char *worker_in_fifo_open(void)
 
 		t_assert(d, "opendir /proc/self/task");
 		while ((de = readdir(d))) {
-			FILE *f;
-
-			snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
-			f = fopen(path, "r");
-			if (!f)
-				continue;
-			comm[0] = '\0';
-			if (!fgets(comm, sizeof(comm), f))
-				comm[0] = '\0';
-			fclose(f);
+			task_file(de->d_name, "comm", comm, sizeof(comm));
 			if (strncmp(comm, "iou-wrk", 7))
 				continue;
-			snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", de->d_name);
-			f = fopen(path, "r");
-			if (!f)
-				continue;
-			wchan[0] = '\0';
-			if (!fgets(wchan, sizeof(wchan), f))
-				wchan[0] = '\0';
-			fclose(f);
+			task_file(de->d_name, "wchan", wchan, sizeof(wchan));
 			if (strstr(wchan, "fifo") || strstr(wchan, "partner")) {
 				closedir(d);
 				return wchan;
