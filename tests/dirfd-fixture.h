@@ -82,8 +82,8 @@ static inline void fx_make(const char *root)
 static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
 			   int dir, int sub, int fixed, struct statx *stx)
 {
-	struct open_how how = { .flags = c->flags, .resolve = c->resolve };
-	static struct open_how how_copy;
+	/* read when the SQE is submitted, after this returns */
+	static struct open_how how;
 	int dir2 = c->sub ? sub : dir;
 
 	switch (c->op) {
@@ -91,8 +91,8 @@ static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
 		io_uring_prep_openat(sqe, dir, c->path, c->flags, 0644);
 		break;
 	case FX_OPEN2:
-		how_copy = how;
-		io_uring_prep_openat2(sqe, dir, c->path, &how_copy);
+		how = (struct open_how){ .flags = c->flags, .resolve = c->resolve };
+		io_uring_prep_openat2(sqe, dir, c->path, &how);
 		break;
 	case FX_STATX:
 		io_uring_prep_statx(sqe, dir, c->path, c->flags, STATX_BASIC_STATS, stx);
