@@ -22,7 +22,7 @@ export NOFD_VM_ARGS := $(VM_ARGS)
 
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
-GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo
+GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct
 HOST := $(B)/host/logscan
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo clean

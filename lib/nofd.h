@@ -30,6 +30,12 @@
 #define IORING_OP_READV_FIXED		60
 #define IORING_OP_WRITEV_FIXED		61
 #define IORING_OP_PIPE			62
+/* 63 and 64 are upstream's NOP128 and URING_CMD128: unsupported on the nofd
+ * kernel. GETDENTS is a nofd extension, not upstream: look for it in the
+ * probe (IORING_REGISTER_PROBE) before using it. */
+#define IORING_OP_NOP128		63
+#define IORING_OP_URING_CMD128		64
+#define IORING_OP_GETDENTS		65
 
 /*
  * Socket commands of IORING_OP_URING_CMD (sqe->cmd_op). 0-3 are 6.12's;
@@ -132,6 +138,20 @@ static inline void io_uring_prep_fstatx_direct(struct io_uring_sqe *sqe,
 {
 	io_uring_prep_statx(sqe, file_index, "", AT_EMPTY_PATH, mask, statxbuf);
 	sqe->flags |= IOSQE_FIXED_FILE;
+}
+
+/*
+ * getdents64(2) through the ring (nofd, docs/man/io_uring_prep_getdents.3):
+ * fill @buf with struct linux_dirent64 records of the directory @fd, a slot
+ * with IOSQE_FIXED_FILE. @off (uint64_t)-1 reads at the file position and
+ * advances it; any other @off is a d_off cookie (0: the start) to read
+ * from. cqe->res is the number of bytes, 0 at the end of the directory.
+ */
+static inline void io_uring_prep_getdents(struct io_uring_sqe *sqe, int fd,
+					  void *buf, unsigned int len,
+					  uint64_t off)
+{
+	io_uring_prep_rw(IORING_OP_GETDENTS, sqe, fd, buf, len, off);
 }
 
 #endif

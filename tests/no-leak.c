@@ -30,15 +30,6 @@ static long free_blocks(void)
 	return st.f_bfree;
 }
 
-/* Wait up to 5 s for @cond: the ring's files go in its deferred exit work. */
-#define wait_for(cond)                                                  \
-	({                                                              \
-		int __ok = 0;                                           \
-		for (int __i = 0; __i < 500 && !(__ok = (cond)); __i++) \
-			usleep(10000);                                  \
-		__ok;                                                   \
-	})
-
 int main(void)
 {
 	struct sockaddr_in addr;
@@ -97,10 +88,10 @@ int main(void)
 
 	t_check(t_sees_eof(client), "after the ring is closed the accepted peer sees EOF");
 	t_check(t_sees_eof(pipefd[0]), "after the ring is closed the pipe's reader sees EOF");
-	t_check(wait_for(free_blocks() >= base_blocks),
+	t_check(t_wait_for(free_blocks() >= base_blocks),
 		"tmpfs gives back the unlinked files' blocks (%ld of %ld free)",
 		free_blocks(), base_blocks);
-	t_check(wait_for(t_nr_files() <= base_files + SLACK),
+	t_check(t_wait_for(t_nr_files() <= base_files + SLACK),
 		"the open-file count returns to its baseline (%ld, baseline %ld)",
 		t_nr_files(), base_files);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: the opcode numbers lib/nofd.h adds to liburing 2.3's are the
- * kernel's: IORING_REGISTER_PROBE reports PIPE (62, nofd) as the last op;
- * the ops the tests use are supported; 58-61 (upstream's RECV_ZC,
- * EPOLL_WAIT, READV_FIXED, WRITEV_FIXED) are neither reported nor accepted.
+ * kernel's: IORING_REGISTER_PROBE reports GETDENTS (65, a nofd extension)
+ * as the last op; the ops the tests use, PIPE (62) among them, are
+ * supported; 58-61 and 63-64 (upstream's RECV_ZC, EPOLL_WAIT, READV_FIXED,
+ * WRITEV_FIXED, NOP128, URING_CMD128) are neither reported nor accepted.
  */
 #include "test.h"
 
@@ -20,6 +21,12 @@ int main(void)
 		{ IORING_OP_LISTEN, "LISTEN" },
 		{ IORING_OP_URING_CMD, "URING_CMD" },
 		{ IORING_OP_PIPE, "PIPE" },
+		{ IORING_OP_GETDENTS, "GETDENTS" },
+	};
+	static const int unsupported[] = {
+		IORING_OP_RECV_ZC, IORING_OP_EPOLL_WAIT, IORING_OP_READV_FIXED,
+		IORING_OP_WRITEV_FIXED, IORING_OP_NOP128,
+		IORING_OP_URING_CMD128,
 	};
 	struct io_uring_probe *probe;
 	struct io_uring ring;
@@ -27,24 +34,27 @@ int main(void)
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 	probe = io_uring_get_probe_ring(&ring);
 	t_assert(probe, "IORING_REGISTER_PROBE");
-	if (probe->last_op == IORING_OP_LISTEN)
-		return t_no_feature("IORING_OP_PIPE (the last op is LISTEN)");
-	t_check(probe->last_op == IORING_OP_PIPE,
-		"the probe's last op is PIPE = %d (got %d)", IORING_OP_PIPE,
-		probe->last_op);
+	if (probe->last_op < IORING_OP_GETDENTS)
+		return t_no_feature("IORING_OP_GETDENTS (the last op is before)");
+	t_check(probe->last_op == IORING_OP_GETDENTS,
+		"the probe's last op is GETDENTS = %d (got %d)",
+		IORING_OP_GETDENTS, probe->last_op);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		t_check(io_uring_opcode_supported(probe, ops[i].op),
 			"IORING_OP_%s (%d) is supported", ops[i].name, ops[i].op);
-	for (int op = IORING_OP_RECV_ZC; op <= IORING_OP_WRITEV_FIXED; op++) {
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]);
+	     i++) {
+		int op = unsupported[i];
+
 		t_check(!io_uring_opcode_supported(probe, op),
 			"opcode %d is not reported as supported", op);
 		t_check_res(t_run(&ring, io_uring_prep_rw(op, __sqe, -1, NULL, 0, 0)),
 			    -EOPNOTSUPP, "opcode %d fails with -EOPNOTSUPP", op);
 	}
-	t_check_res(t_run(&ring, io_uring_prep_rw(IORING_OP_PIPE + 1, __sqe, -1,
-						  NULL, 0, 0)),
+	t_check_res(t_run(&ring, io_uring_prep_rw(IORING_OP_GETDENTS + 1, __sqe,
+						  -1, NULL, 0, 0)),
 		    -EINVAL, "opcode %d, past the last, fails with -EINVAL",
-		    IORING_OP_PIPE + 1);
+		    IORING_OP_GETDENTS + 1);
 	io_uring_free_probe(probe);
 	io_uring_queue_exit(&ring);
 	return t_exit();

@@ -150,6 +150,18 @@ static inline long t_nr_files(void)
 	return nr;
 }
 
+/*
+ * Wait up to 5 s for @cond; for what a ring lets go of in its deferred exit
+ * work, after io_uring_queue_exit() returned.
+ */
+#define t_wait_for(cond)                                                \
+	({                                                              \
+		int __ok = 0;                                           \
+		for (int __i = 0; __i < 500 && !(__ok = (cond)); __i++) \
+			usleep(10000);                                  \
+		__ok;                                                   \
+	})
+
 /* Whether reading @fd (a pipe's or socket's end) gives EOF within 5 s. */
 static inline int t_sees_eof(int fd)
 {

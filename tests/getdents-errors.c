@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: every bad IORING_OP_GETDENTS fails cleanly with
+ * getdents64(2)'s error. Not a directory (regular file, pipe, socket,
+ * regular fd or direct): -ENOTDIR, and a positioned request leaves the
+ * file's offset alone. A buffer too small for one record: -EINVAL. A bad
+ * buffer: -EFAULT. An empty or out-of-range slot, a closed or negative fd:
+ * -EBADF. A non-zero unused SQE field: -EINVAL; IOSQE_BUFFER_SELECT:
+ * -EINVAL or -EOPNOTSUPP as for any op without it. A bad offset cookie:
+ * -EINVAL. None of them leaves an fd or file behind, and none made at the
+ * file position moves it.
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "getdents-fixture.h"
+
+#define TEST_DIR "/tmp/getdents-errors"
+#define FILE_PATH TEST_DIR "/file"
+
+static struct io_uring ring;
+static char buf[4096];
+
+/* GETDENTS on the directory in slot 0 with one SQE field changed. */
+#define dir_with(change)                                                \
+	t_run(&ring, ({                                                 \
+		io_uring_prep_getdents(__sqe, 0, buf, sizeof(buf), -1ULL);\
+		__sqe->flags |= IOSQE_FIXED_FILE;                       \
+		change;                                                 \
+	}))
+
+static void not_a_directory(void)
+{
+	int file = open(FILE_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int pipefd[2];
+
+	t_assert(file >= 0 && sock >= 0 && !pipe(pipefd), "files");
+	t_assert(write(file, "0123456789", 10) == 10, "write");
+	t_assert(lseek(file, 3, SEEK_SET) == 3, "lseek");
+	t_assert(io_uring_register_files_update(&ring, 1, &file, 1) == 1 &&
+		 io_uring_register_files_update(&ring, 2, &pipefd[0], 1) == 1 &&
+		 io_uring_register_files_update(&ring, 3, &sock, 1) == 1,
+		 "files update");
+
+	t_check_res(gd_getdents(&ring, file, 0, buf, sizeof(buf), -1ULL),
+		    -ENOTDIR, "regular file by fd: -ENOTDIR");
+	t_check_res(gd_getdents(&ring, 1, 1, buf, sizeof(buf), 0), -ENOTDIR,
+		    "regular file, direct, positioned at 0: -ENOTDIR");
+	t_check(lseek(file, 0, SEEK_CUR) == 3,
+		"... and the file's offset is still 3 (%ld)",
+		(long)lseek(file, 0, SEEK_CUR));
+	t_check_res(gd_getdents(&ring, pipefd[0], 0, buf, sizeof(buf), 0),
+		    -ENOTDIR, "pipe by fd, positioned: -ENOTDIR");
+	t_check_res(gd_getdents(&ring, 2, 1, buf, sizeof(buf), -1ULL),
+		    -ENOTDIR, "pipe, direct: -ENOTDIR");
+	t_check_res(gd_getdents(&ring, 3, 1, buf, sizeof(buf), 0), -ENOTDIR,
+		    "socket, direct: -ENOTDIR");
+
+	for (int slot = 1; slot <= 3; slot++)
+		t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, slot))
+			 == 0, "close slot %d", slot);
+	close(file);
+	close(sock);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+static void bad_buffers(int dirfd)
+{
+	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+
+	t_assert(ro != MAP_FAILED, "mmap");
+	t_check_res(gd_getdents(&ring, 0, 1, buf, 0, -1ULL), -EINVAL,
+		    "a 0-byte buffer: -EINVAL");
+	t_check_res(gd_getdents(&ring, 0, 1, buf, 20, -1ULL), -EINVAL,
+		    "a 20-byte buffer, less than one record: -EINVAL");
+	t_check_res(gd_getdents(&ring, dirfd, 0, buf, 20, -1ULL), -EINVAL,
+		    "the same by fd: -EINVAL");
+	t_check_res(gd_getdents(&ring, 0, 1, NULL, 4096, -1ULL), -EFAULT,
+		    "a NULL buffer: -EFAULT");
+	t_check_res(gd_getdents(&ring, 0, 1, (void *)1, 4096, -1ULL), -EFAULT,
+		    "a buffer at address 1: -EFAULT");
+	t_check_res(gd_getdents(&ring, 0, 1, ro, 4096, -1ULL), -EFAULT,
+		    "a read-only buffer: -EFAULT");
+	t_check_res(gd_getdents(&ring, 0, 1,
+				(void *)0xffff800000000000ULL, 4096, -1ULL),
+		    -EFAULT, "a kernel address: -EFAULT");
+	munmap(ro, 4096);
+}
+
+static void bad_files(void)
+{
+	int fd = open(TEST_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	t_assert(fd >= 0, "open");
+	close(fd);
+	t_check_res(gd_getdents(&ring, 5, 1, buf, sizeof(buf), -1ULL), -EBADF,
+		    "an empty slot: -EBADF");
+	t_check_res(gd_getdents(&ring, 8, 1, buf, sizeof(buf), -1ULL), -EBADF,
+		    "a slot past the table: -EBADF");
+	t_check_res(gd_getdents(&ring, 1 << 30, 1, buf, sizeof(buf), -1ULL),
+		    -EBADF, "slot 2^30: -EBADF");
+	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), -1ULL),
+		    -EBADF, "a closed fd: -EBADF");
+	t_check_res(gd_getdents(&ring, -1, 0, buf, sizeof(buf), -1ULL),
+		    -EBADF, "fd -1: -EBADF");
+}
+
+static void bad_fields(void)
+{
+	int ret;
+
+	t_check_res(dir_with(__sqe->ioprio = 1), -EINVAL, "ioprio: -EINVAL");
+	t_check_res(dir_with(__sqe->rw_flags = 1), -EINVAL,
+		    "rw_flags: -EINVAL");
+	t_check_res(dir_with(__sqe->buf_index = 1), -EINVAL,
+		    "buf_index: -EINVAL");
+	t_check_res(dir_with(__sqe->file_index = 1), -EINVAL,
+		    "file_index / splice_fd_in: -EINVAL");
+	t_check_res(dir_with(__sqe->addr3 = 1), -EINVAL, "addr3: -EINVAL");
+	t_check_res(dir_with(__sqe->__pad2[0] = 1), -EINVAL,
+		    "__pad2: -EINVAL");
+	ret = dir_with(__sqe->flags |= IOSQE_BUFFER_SELECT);
+	t_check(ret == -EINVAL || ret == -EOPNOTSUPP,
+		"IOSQE_BUFFER_SELECT: -EINVAL or -EOPNOTSUPP (%d)", ret);
+	t_check_res(dir_with(__sqe->off = -2ULL), -EINVAL,
+		    "offset cookie -2: -EINVAL");
+	t_check_res(dir_with(__sqe->off = 1ULL << 63), -EINVAL,
+		    "offset cookie 2^63: -EINVAL");
+}
+
+int main(void)
+{
+	struct gd_list rest = { 0 };
+	long files;
+	int dirfd, fds;
+
+	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
+	if (!gd_supported(&ring))
+		return t_no_feature("IORING_OP_GETDENTS");
+	t_assert(!io_uring_register_files_sparse(&ring, 8), "register files");
+	gd_make_dir(TEST_DIR, 0);
+	dirfd = open(TEST_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_assert(dirfd >= 0, "open");
+	t_assert(io_uring_register_files_update(&ring, 0, &dirfd, 1) == 1,
+		 "files update");
+	fds = t_count_fds();
+	files = t_nr_files();
+
+	not_a_directory();
+	/* read ".", then no failing request may move the position */
+	t_assert(getdents64(dirfd, buf, 24) == 24, "getdents64 .");
+	bad_buffers(dirfd);
+	bad_files();
+	bad_fields();
+	gd_parse(&rest, buf, gd_getdents(&ring, 0, 1, buf, sizeof(buf),
+					 -1ULL));
+	t_check(rest.nr == 1 && !strcmp(rest.ent[0].name, ".."),
+		"after all that the directory's position is still past \".\": "
+		"the rest is \"..\" (%zu records)", rest.nr);
+	gd_list_free(&rest);
+
+	t_check(t_count_fds() == fds, "no regular fd is left behind");
+	t_check(t_wait_for(t_nr_files() <= files), "no open file is left "
+		"behind (%ld, before %ld)", t_nr_files(), files);
+	io_uring_queue_exit(&ring);
+	close(dirfd);
+	unlink(FILE_PATH);
+	rmdir(TEST_DIR);
+	return t_exit();
+}
