@@ -157,9 +157,10 @@ int main(void)
 	bad_fields();
 	gd_parse(&rest, buf, gd_getdents(&ring, 0, 1, buf, sizeof(buf),
 					 -1ULL));
-	t_check(rest.nr == 1 && !strcmp(rest.ent[0].name, ".."),
+	t_check(rest.nr == 2 && gd_find(&rest, ".") < 0 &&
+		gd_find(&rest, "..") >= 0 && gd_find(&rest, "file") >= 0,
 		"after all that the directory's position is still past \".\": "
-		"the rest is \"..\" (%zu records)", rest.nr);
+		"the rest is \"..\" and \"file\" (%zu records)", rest.nr);
 	gd_list_free(&rest);
 
 	t_check(t_count_fds() == fds, "no regular fd is left behind");
