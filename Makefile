@@ -23,11 +23,12 @@ export NOFD_VM_ARGS := $(VM_ARGS)
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct
-HOST := $(B)/host/logscan
+BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
+HOST := $(B)/host/logscan $(B)/host/bench-report
 
-.PHONY: all deps kernel-fast kernel-debug initramfs test demo clean
+.PHONY: all deps kernel-fast kernel-debug initramfs test demo bench clean
 
-all: $(HOST) $(GUEST) $(TESTS)
+all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
 deps:
 	@scripts/deps.sh
@@ -37,7 +38,7 @@ kernel-fast kernel-debug: kernel-%: | deps
 
 initramfs: $(B)/initramfs.cpio.gz
 
-$(B)/initramfs.cpio.gz: $(GUEST) $(TESTS) vm/mkinitramfs.sh
+$(B)/initramfs.cpio.gz: $(GUEST) $(BENCH) $(TESTS) vm/mkinitramfs.sh
 	vm/mkinitramfs.sh $@ $(BIN)
 
 $(BIN)/%: vm/%.c $(HDRS) | deps
@@ -45,6 +46,14 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 $(B)/host/%: vm/%.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BIN)/%: bench/%.c bench/bench.h $(HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ibench $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(B)/host/bench-report: bench/report.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -62,6 +71,11 @@ test: kernel-debug initramfs $(HOST)
 demo: kernel-fast initramfs $(HOST)
 	@echo "nofd: linux-source-6.12 $$(cat kernel/debian-version), fast kernel, QEMU TCG"
 	vm/run.sh $(VM_ARGS) --kernel $(B)/bzImage-fast --timeout 300 -- /bin/greet-demo
+
+# The benchmarks (docs/benchmarks.md): the fast kernel, every workload and
+# mode interleaved over 5 rounds, raw CSV, tables and a chart in build/bench.
+bench: kernel-fast initramfs $(HOST)
+	bench/run.sh
 
 clean:
 	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm

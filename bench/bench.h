@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h: what the nofd benchmark programs share: the greeting protocol,
+ * clocks, CPU time, and the RLIMIT_NOFILE lock that proves a mode makes no
+ * fd-table operation.
+ */
+#ifndef NOFD_BENCH_H
+#define NOFD_BENCH_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include "nofd.h"
+
+/* The protocol: the server greets, the client answers a line, both close. */
+#define GREETING	"hello, client..\n"	/* 16 bytes, sent without NUL */
+#define LINE		"bye, server....\n"
+#define MSG_LEN		16
+
+static inline void die(const char *what, int err)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* User + system CPU seconds of @r. */
+static inline double cpu_seconds(const struct rusage *r)
+{
+	return r->ru_utime.tv_sec + r->ru_utime.tv_usec / 1e6 +
+	       r->ru_stime.tv_sec + r->ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * Forbid every new fd from here on: RLIMIT_NOFILE drops to the lowest fd
+ * number not yet used, after the fds in use are made contiguous from 0.
+ * A mode that then still runs made no fd-table install. (Fixed-file tables
+ * registered before keep their size; IORING_FILE_INDEX_ALLOC does not look
+ * at the limit.) Returns the limit; dies if a dup() still succeeds.
+ */
+static inline int lock_fd_table(void)
+{
+	struct rlimit rl;
+	int fd = dup(0);
+
+	if (fd < 0)
+		die("dup", errno);
+	close(fd);		/* the lowest free fd: all below are in use */
+	rl.rlim_cur = rl.rlim_max = fd;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit", errno);
+	if (dup(0) >= 0 || errno != EMFILE)
+		die("the fd table is not locked", EINVAL);
+	return fd;
+}
+
+/*
+ * Mark the start, then the end, of the measured window for syscount(1):
+ * a SIGUSR2 that is ignored unless a tracer is watching.
+ */
+static inline void window_mark(void)
+{
+	signal(SIGUSR2, SIG_IGN);
+	kill(getpid(), SIGUSR2);
+}
+
+#endif

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * conn-server: the article's workload, server side. Per connection: accept,
+ * send a 16-byte greeting, receive the client's 16-byte line, close. One
+ * ring (or epoll instance) per thread, all accepting on one listener.
+ *
+ *   conn-server MODE THREADS PORT [dt]
+ *
+ * MODE a  epoll + accept4 + send/recv/close (the classic server)
+ *      b  io_uring, regular fds: ACCEPT, SEND -> RECV (linked), CLOSE
+ *      c  io_uring ACCEPT into the fd table, then FILES_UPDATE + close()
+ *         and fixed-file SEND -> RECV, CLOSE direct (the article's detour)
+ *      d  io_uring ACCEPT direct -> SEND -> RECV as one chain, CLOSE direct
+ *         (the seed's design)
+ *      e  multishot ACCEPT direct with IORING_FILE_INDEX_ALLOC, then
+ *         SEND -> RECV, CLOSE direct
+ * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
+ *
+ * All io_uring modes share one loop: submit what is queued, wait for one
+ * completion, handle every completion there is. Prints "ready" when it
+ * listens; on SIGTERM it stops and prints
+ * "conns=N fdops=N nofile_limit=N", fdops being the fd-table installs and
+ * removals it caused (accept4, ACCEPT, close, CLOSE of an fd). Modes d and e
+ * run with RLIMIT_NOFILE locked (bench.h), which proves their count of 0.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include "bench.h"
+
+#define SLOTS		1024	/* fixed-file table per ring */
+#define ACCEPTS		8	/* accepts (or chains) kept armed */
+#define MAX_FD		4096
+
+enum { OP_ACCEPT = 1, OP_SEND, OP_RECV, OP_CLOSE };
+
+struct worker {
+	pthread_t thread;
+	char mode;
+	int dt;
+	int lfd;
+	unsigned long conns, fdops;
+	struct io_uring ring;
+	int free_slots[SLOTS], nr_free;
+	unsigned char accepted[SLOTS];
+	char buf[MAX_FD][MSG_LEN];	/* recv buffer per fd or slot */
+};
+
+static volatile sig_atomic_t stop;
+static pthread_barrier_t ready;	/* every worker has its ring or epoll */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static inline uint64_t ud(int op, int idx)
+{
+	return (uint64_t)op << 32 | (uint32_t)idx;
+}
+
+static struct io_uring_sqe *sqe_get(struct worker *w)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe) {
+		io_uring_submit(&w->ring);
+		sqe = io_uring_get_sqe(&w->ring);
+		if (!sqe)
+			die("no sqe", EBUSY);
+	}
+	return sqe;
+}
+
+/* SEND greeting -> RECV line on @idx, an fd or, if @fixed, a slot. */
+static void queue_talk(struct worker *w, int idx, int fixed)
+{
+	struct io_uring_sqe *sqe = sqe_get(w);
+
+	io_uring_prep_send(sqe, idx, GREETING, MSG_LEN, MSG_NOSIGNAL);
+	sqe->flags |= IOSQE_IO_LINK | (fixed ? IOSQE_FIXED_FILE : 0);
+	sqe->user_data = ud(OP_SEND, idx);
+	sqe = sqe_get(w);
+	io_uring_prep_recv(sqe, idx, w->buf[idx], MSG_LEN, 0);
+	sqe->flags |= fixed ? IOSQE_FIXED_FILE : 0;
+	sqe->user_data = ud(OP_RECV, idx);
+}
+
+static void queue_accept(struct worker *w)
+{
+	struct io_uring_sqe *sqe = sqe_get(w);
+	int slot;
+
+	switch (w->mode) {
+	case 'b':
+	case 'c':
+		io_uring_prep_accept(sqe, w->lfd, NULL, NULL, SOCK_CLOEXEC);
+		sqe->user_data = ud(OP_ACCEPT, 0);
+		break;
+	case 'd':
+		slot = w->free_slots[--w->nr_free];
+		io_uring_prep_accept_direct(sqe, w->lfd, NULL, NULL, 0, slot);
+		sqe->flags |= IOSQE_IO_LINK;
+		sqe->user_data = ud(OP_ACCEPT, slot);
+		queue_talk(w, slot, 1);
+		break;
+	case 'e':
+		io_uring_prep_multishot_accept_direct(sqe, w->lfd, NULL, NULL, 0);
+		sqe->user_data = ud(OP_ACCEPT, 0);
+		break;
+	}
+}
+
+static void queue_close(struct worker *w, int idx, int fixed)
+{
+	struct io_uring_sqe *sqe = sqe_get(w);
+
+	if (fixed) {
+		io_uring_prep_close_direct(sqe, idx);
+	} else {
+		io_uring_prep_close(sqe, idx);
+		w->fdops++;
+	}
+	sqe->user_data = ud(OP_CLOSE, idx);
+}
+
+static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
+{
+	int res = cqe->res, slot;
+
+	switch (w->mode) {
+	case 'b':
+		queue_accept(w);
+		if (res < 0)
+			return;
+		if (res >= MAX_FD)
+			die("fd past the buffers", EMFILE);
+		w->fdops++;
+		queue_talk(w, res, 0);
+		return;
+	case 'c':
+		queue_accept(w);
+		if (res < 0)
+			return;
+		w->fdops += 2;	/* the install by ACCEPT, close() */
+		slot = w->free_slots[--w->nr_free];
+		if (io_uring_register_files_update(&w->ring, slot, &res, 1) != 1)
+			die("IORING_REGISTER_FILES_UPDATE", EINVAL);
+		close(res);
+		queue_talk(w, slot, 1);
+		return;
+	case 'd':
+		/* its SEND and RECV follow in the chain */
+		queue_accept(w);
+		if (res < 0)
+			w->free_slots[w->nr_free++] = idx;
+		else
+			w->accepted[idx] = 1;
+		return;
+	case 'e':
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			queue_accept(w);
+		if (res >= 0)
+			queue_talk(w, res, 1);
+		return;
+	}
+}
+
+static void on_cqe(struct worker *w, struct io_uring_cqe *cqe)
+{
+	int op = cqe->user_data >> 32, idx = (uint32_t)cqe->user_data;
+
+	switch (op) {
+	case OP_ACCEPT:
+		on_accept(w, idx, cqe);
+		break;
+	case OP_SEND:
+		break;
+	case OP_RECV:
+		if (w->mode == 'd' && !w->accepted[idx])
+			break;	/* its ACCEPT failed: nothing to close */
+		w->accepted[idx] = 0;
+		queue_close(w, idx, w->mode != 'b');
+		break;
+	case OP_CLOSE:
+		if (w->mode == 'c' || w->mode == 'd')
+			w->free_slots[w->nr_free++] = idx;
+		w->conns++;
+		break;
+	}
+}
+
+static void run_uring(struct worker *w)
+{
+	struct io_uring_params p = { 0 };
+	int ret;
+
+	if (w->dt)
+		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	ret = io_uring_queue_init_params(256, &w->ring, &p);
+	if (ret < 0)
+		die("io_uring_queue_init", ret);
+	ret = io_uring_register_files_sparse(&w->ring, SLOTS);
+	if (ret < 0)
+		die("register files", ret);
+	for (int i = 0; i < SLOTS; i++)
+		w->free_slots[i] = SLOTS - 1 - i;
+	w->nr_free = SLOTS;
+	for (int i = 0; i < (w->mode == 'e' ? 1 : ACCEPTS); i++)
+		queue_accept(w);
+	pthread_barrier_wait(&ready);
+
+	while (!stop) {
+		struct io_uring_cqe *cqe;
+		unsigned int head, n = 0;
+
+		ret = io_uring_submit_and_wait(&w->ring, 1);
+		if (ret < 0 && ret != -EINTR)
+			die("io_uring_submit_and_wait", ret);
+		io_uring_for_each_cqe(&w->ring, head, cqe) {
+			on_cqe(w, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&w->ring, n);
+	}
+	io_uring_queue_exit(&w->ring);
+}
+
+static void run_epoll(struct worker *w)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE,
+				  .data.fd = w->lfd }, evs[64];
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, w->lfd, &ev))
+		die("epoll", errno);
+	pthread_barrier_wait(&ready);
+	while (!stop) {
+		int n = epoll_wait(ep, evs, 64, -1);
+
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			char buf[MSG_LEN];
+
+			if (fd != w->lfd) {
+				/* the line, or an error or EOF: done either way */
+				recv(fd, buf, sizeof(buf), 0);
+				close(fd);
+				w->fdops++;
+				w->conns++;
+				continue;
+			}
+			while ((fd = accept4(w->lfd, NULL, NULL,
+					     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+				struct epoll_event cev = { .events = EPOLLIN,
+							   .data.fd = fd };
+
+				w->fdops++;
+				send(fd, GREETING, MSG_LEN, MSG_NOSIGNAL);
+				if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev))
+					die("epoll_ctl", errno);
+			}
+		}
+	}
+	close(ep);
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (w->mode == 'a')
+		run_epoll(w);
+	else
+		run_uring(w);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	unsigned long conns = 0, fdops = 0;
+	struct worker *w;
+	int threads, lfd, one = 1, limit = -1, sig;
+	sigset_t set;
+
+	if (argc < 4 || !strchr("abcde", argv[1][0]) || !argv[1][0]) {
+		fprintf(stderr, "usage: conn-server a|b|c|d|e THREADS PORT [dt]\n");
+		return 2;
+	}
+	threads = atoi(argv[2]);
+	w = calloc(threads, sizeof(*w));
+	if (!w || threads < 1)
+		die("threads", EINVAL);
+
+	/* SIGUSR1 (no SA_RESTART) interrupts the workers' waits */
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
+		     (argv[1][0] == 'a' ? SOCK_NONBLOCK : 0), 0);
+	addr.sin_port = htons(atoi(argv[3]));
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(lfd, 4096))
+		die("listen", errno);
+
+	for (int i = 0; i < threads; i++) {
+		w[i].mode = argv[1][0];
+		w[i].dt = argc > 4 && !strcmp(argv[4], "dt");
+		w[i].lfd = lfd;
+	}
+	pthread_barrier_init(&ready, NULL, threads + 1);
+	for (int i = 0; i < threads; i++)
+		if (pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
+			die("pthread_create", errno);
+	pthread_barrier_wait(&ready);
+	/* d and e hold no fd per connection: leave them none to take */
+	if (w[0].mode == 'd' || w[0].mode == 'e')
+		limit = lock_fd_table();
+	printf("ready\n");
+	fflush(stdout);
+	window_mark();
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigwait(&set, &sig);
+	window_mark();
+	stop = 1;
+	for (int i = 0; i < threads; i++) {
+		/* again and again: it may be caught just before a wait */
+		do
+			pthread_kill(w[i].thread, SIGUSR1);
+		while (pthread_timedjoin_np(w[i].thread, NULL, &(struct timespec){
+			.tv_sec = time(NULL) + 1 }) == ETIMEDOUT);
+		conns += w[i].conns;
+		fdops += w[i].fdops;
+	}
+	printf("conns=%lu fdops=%lu nofile_limit=%d\n", conns, fdops, limit);
+	return 0;
+}
