@@ -316,8 +316,6 @@ int main(int argc, char **argv)
 	table(md, "threads", "default", "b", NULL, "conn");
 	fprintf(md, "#### Files, default ring flags\n\n");
 	table(md, "files", "default", "uring", "uring+reg", "file");
-	fprintf(md, "#### Files, SINGLE_ISSUER | DEFER_TASKRUN\n\n");
-	table(md, "files", "dt", "uring", "uring+reg", "file");
 	fclose(md);
 	return chart(argv[3]);
 }

@@ -30,7 +30,7 @@ int main(void)
 	status = pclose(f);
 	t_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		"bench-run --smoke exits 0 (status %#x)", status);
-	t_check(runs == 24, "24 timed runs, one per mode (%d)", runs);
-	t_check(counted == 24, "24 runs with syscalls counted (%d)", counted);
+	t_check(runs == 20, "20 timed runs, one per mode (%d)", runs);
+	t_check(counted == 20, "20 runs with syscalls counted (%d)", counted);
 	return t_exit();
 }

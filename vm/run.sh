@@ -10,6 +10,9 @@
 #                       (default build/vm)
 #     --smp N --mem MB  guest size (default 2 vCPUs, 1024 MiB)
 #     --kvm             use KVM instead of TCG (hangs on our CI machines)
+#     --icount SHIFT    TCG with a virtual clock driven by instructions: one
+#                       guest ns per 2^SHIFT instructions (single-threaded
+#                       TCG; guest time no longer depends on host load)
 #     --quiet           do not echo the command's output while it runs
 #     --dry-run         print the QEMU command line and exit
 #
@@ -23,7 +26,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$top/build/bzImage-fast
 initrd=$top/build/initramfs.cpio.gz
 timeout=600 out=$top/build/vm smp=2 mem=1024
-accel=tcg quiet=0 dry=0
+accel=tcg quiet=0 dry=0 icount=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
+	--icount) icount=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--dry-run) dry=1; shift ;;
 	--) shift; break ;;
@@ -54,6 +58,7 @@ qemu=(qemu-system-x86_64 -machine q35,accel="$accel" -cpu max -smp "$smp" -m "$m
 	-chardev file,id=console,path="$out/console.log" -serial chardev:console
 	-chardev file,id=output,path="$out/output.log" -serial chardev:output
 	-chardev file,id=status,path="$out/status" -serial chardev:status)
+[ -z "$icount" ] || qemu+=(-icount shift="$icount",sleep=on)
 
 if [ $dry = 1 ]; then
 	printf '%q ' "${qemu[@]}"; echo
