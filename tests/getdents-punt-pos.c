@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: a positioned IORING_OP_GETDENTS that is tried inline, seeks,
+ * and then has to go to io-wq (the directory's lock was taken) leaves no
+ * trace of its seek. Regression test: the inline try used to leave the file
+ * position at its offset until io-wq redid the request, so a reader at the
+ * file position could read from there in between. Here every positioned
+ * request reads from 0 to the end, so the file position is at the end
+ * before and after each of them, and getdents64(2) in another thread must
+ * always return 0, while a third thread keeps renaming an entry to make
+ * the inline tries fail.
+ */
+#include <pthread.h>
+
+#include "getdents-fixture.h"
+
+#define TOP	"/tmp/getdents-punt-pos"
+#define DIRP	TOP "/d"
+#define NR	50
+#define ROUNDS	2000
+
+static volatile int done;
+static int fd, moved;
+
+/* getdents64(2) at the file position, which must stay at the end. */
+static void *reader(void *arg)
+{
+	static char buf[65536];
+
+	(void)arg;
+	while (!done)
+		moved += getdents64(fd, buf, sizeof(buf)) != 0;
+	return NULL;
+}
+
+static void *renamer(void *arg)
+{
+	(void)arg;
+	while (!done) {
+		rename(DIRP "/e00000", DIRP "/renamed");
+		rename(DIRP "/renamed", DIRP "/e00000");
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	static char buf[65536];
+	struct gd_list l = { 0 };
+	struct io_uring ring;
+	pthread_t t, r;
+	int short_reads = 0;
+
+	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
+	if (!gd_supported(&ring))
+		return t_no_feature("IORING_OP_GETDENTS");
+	gd_mount("tmpfs", TOP);
+	gd_make_dir(DIRP, NR);
+	fd = open(DIRP, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_assert(fd >= 0, "open");
+	t_assert(gd_read_syscall(fd, sizeof(buf), &l) == 0 &&
+		 l.nr == NR + 2, "read to the end");
+	gd_list_free(&l);
+	t_assert(!pthread_create(&t, NULL, renamer, NULL) &&
+		 !pthread_create(&r, NULL, reader, NULL), "threads");
+
+	for (int i = 0; i < ROUNDS; i++)
+		short_reads += gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0) <= 0;
+	done = 1;
+	pthread_join(t, NULL);
+	pthread_join(r, NULL);
+
+	t_check(!short_reads, "every positioned read from 0 returns entries "
+		"(%d of %d did not)", short_reads, ROUNDS);
+	t_check(!moved, "getdents64(2) at the file position, at the end, "
+		"always returns 0 (%d times it returned entries)", moved);
+	close(fd);
+	io_uring_queue_exit(&ring);
+	gd_remove_dir(DIRP, NR);
+	t_check(t_wait_for(!umount(TOP)), "the tmpfs unmounts");
+	return t_exit();
+}
