@@ -126,18 +126,42 @@ static void one_direct(int dir, int fixed_dir, const char *name)
 	reap(3, NULL);
 }
 
+enum mode { SYS, URING, URING_REG, DIRECT, DIRECT_DIRFD, NR_MODES };
+
+static const char *const mode_names[NR_MODES] = {
+	"sys", "uring", "uring+reg", "direct", "direct+dirfd",
+};
+
+/* One file in @mode; @dir is a regular fd, or slot 1 for DIRECT_DIRFD. */
+static void one(enum mode mode, int dir, const char *name)
+{
+	switch (mode) {
+	case SYS:
+		one_sys(dir, name);
+		break;
+	case URING:
+	case URING_REG:
+		one_uring(dir, name, mode == URING_REG);
+		break;
+	default:
+		one_direct(dir, mode == DIRECT_DIRFD, name);
+		break;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct io_uring_params p = { 0 };
-	const char *mode = argc > 2 ? argv[1] : "";
+	enum mode mode = NR_MODES;
 	int dirfd, limit = -1, ret;
 	struct rusage r0, r1;
 	unsigned long ops = 0;
 	double t0, end, secs;
 
-	if (argc < 3 || (strcmp(mode, "sys") && strcmp(mode, "uring") &&
-			 strcmp(mode, "uring+reg") && strcmp(mode, "direct") &&
-			 strcmp(mode, "direct+dirfd"))) {
+	for (int m = 0; argc > 2 && m < NR_MODES; m++)
+		if (!strcmp(argv[1], mode_names[m]))
+			mode = m;
+	if (mode == NR_MODES) {
 		fprintf(stderr, "usage: files sys|uring|uring+reg|direct|"
 			"direct+dirfd SECONDS [dt]\n");
 		return 2;
@@ -152,13 +176,13 @@ int main(int argc, char **argv)
 	ret = io_uring_queue_init_params(8, &ring, &p);
 	if (ret < 0 || (ret = io_uring_register_files_sparse(&ring, 2)) < 0)
 		die("ring", ret);
-	if (!strcmp(mode, "direct+dirfd")) {
+	if (mode == DIRECT_DIRFD) {
 		if (io_uring_register_files_update(&ring, 1, &dirfd, 1) != 1)
 			die("register the directory", EINVAL);
 		close(dirfd);
 		dirfd = 1;
 	}
-	if (!strncmp(mode, "direct", 6))
+	if (mode == DIRECT || mode == DIRECT_DIRFD)
 		limit = lock_fd_table();
 
 	window_mark();
@@ -166,17 +190,8 @@ int main(int argc, char **argv)
 	t0 = now();
 	end = t0 + secs;
 	while (now() < end) {
-		for (int i = 0; i < NR_FILES; i++) {
-			if (!strcmp(mode, "sys"))
-				one_sys(dirfd, names[i]);
-			else if (!strcmp(mode, "uring"))
-				one_uring(dirfd, names[i], 0);
-			else if (!strcmp(mode, "uring+reg"))
-				one_uring(dirfd, names[i], 1);
-			else
-				one_direct(dirfd, !strcmp(mode, "direct+dirfd"),
-					   names[i]);
-		}
+		for (int i = 0; i < NR_FILES; i++)
+			one(mode, dirfd, names[i]);
 		ops += NR_FILES;
 	}
 	getrusage(RUSAGE_SELF, &r1);
