@@ -6,7 +6,7 @@
 #   kernel/devtree.sh [DIR]      (default build/devtree)
 #
 # Then hack, commit, and regenerate the series from the tree:
-#   git -C DIR format-patch --cover-letter -o "$PWD/kernel/patches" nofd-base
+#   kernel/format-series.sh DIR
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

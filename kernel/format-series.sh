@@ -2,6 +2,7 @@
 # Regenerate kernel/patches/ from a devtree (kernel/devtree.sh): one patch
 # per commit since nofd-base, and a cover letter whose subject and text come
 # from kernel/cover-letter.txt (first line: subject; after a blank line: text).
+# $version is the series' revision, in every subject ([PATCH nofd v2 ...]).
 #
 #   kernel/format-series.sh [DIR]      (default build/devtree)
 set -euo pipefail
@@ -10,9 +11,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/build/devtree}
 out=$top/kernel/patches
 cover=$top/kernel/cover-letter.txt
+version=2
 
 rm -f "$out"/*.patch
-git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd" \
+git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd v$version" \
 	-o "$out" nofd-base
 subject=$(head -n 1 "$cover")
 tail -n +3 "$cover" >"$out/.blurb"
