@@ -4,8 +4,9 @@
  * every directory only as a direct descriptor. DIR is opened into the ring's
  * file table with OPENAT direct; each subdirectory with OPENAT relative to
  * its parent's slot (nofd: a fixed file as the dirfd); entries come from
- * IORING_OP_GETDENTS (nofd) on the slot; CLOSE direct gives the slot back.
- * The only regular fd the program opens is the ring's own.
+ * IORING_OP_GETDENTS (nofd) on the slot, one request per buffer, the last
+ * one marked IORING_CQE_F_DIR_EOF; CLOSE direct gives the slot back. The
+ * only regular fd the program opens is the ring's own.
  *
  *   find-direct DIR
  */
@@ -23,14 +24,6 @@
 #define SLOTS	64		/* so the tree may be 63 levels deep */
 #define BUFSIZE	8192
 
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 static struct io_uring ring;
 static char **paths;
 static size_t nr_paths, cap_paths;
@@ -44,17 +37,7 @@ static void die(const char *what, const char *path, int err)
 /* Submit the one prepared SQE and return its result. */
 static int run(void)
 {
-	struct io_uring_cqe *cqe;
-	int ret = io_uring_submit_and_wait(&ring, 1);
-
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(&ring, &cqe);
-	if (ret < 0)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&ring, cqe);
-	return ret;
+	return nofd_run_one(&ring);
 }
 
 /*
@@ -93,14 +76,27 @@ static int is_dir(int dir, const char *name)
 	return run() == 0 && S_ISDIR(stx.stx_mode);
 }
 
-/* The next entries of the directory in slot @dir; bytes, 0 at its end. */
-static int run_getdents(int dir, char *buf)
+/*
+ * The next entries of the directory in slot @dir: bytes, 0 at its end;
+ * *@eof is set when they were the last.
+ */
+static int run_getdents(int dir, char *buf, int *eof)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+	struct io_uring_cqe *cqe;
+	int ret;
 
-	io_uring_prep_getdents(sqe, dir, buf, BUFSIZE, -1ULL);
+	io_uring_prep_getdents(sqe, dir, buf, BUFSIZE, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
-	return run();
+	ret = io_uring_submit_and_wait(&ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	*eof = !!(cqe->flags & IORING_CQE_F_DIR_EOF);
+	io_uring_cqe_seen(&ring, cqe);
+	return ret;
 }
 
 static void add_path(char *path)
@@ -118,11 +114,11 @@ static void add_path(char *path)
 static void walk(int dir, const char *path)
 {
 	char *buf = malloc(BUFSIZE);
-	int n;
+	int n = 0, eof = 0;
 
 	if (!buf)
 		die("malloc", path, -ENOMEM);
-	while ((n = run_getdents(dir, buf)) > 0) {
+	while (!eof && (n = run_getdents(dir, buf, &eof)) > 0) {
 		for (int pos = 0; pos < n;) {
 			struct linux_dirent64 *d = (void *)(buf + pos);
 			const char *name = d->d_name;
@@ -157,7 +153,6 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	struct io_uring_probe *probe;
 	int root, ret;
 
 	if (argc != 2) {
@@ -167,13 +162,12 @@ int main(int argc, char **argv)
 	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret < 0)
 		die("io_uring_queue_init", "", ret);
-	probe = io_uring_get_probe_ring(&ring);
-	if (!probe || !io_uring_opcode_supported(probe, IORING_OP_GETDENTS))
-		die("probe", "IORING_OP_GETDENTS", -EOPNOTSUPP);
-	io_uring_free_probe(probe);
 	ret = io_uring_register_files_sparse(&ring, SLOTS);
 	if (ret < 0)
 		die("register files", "", ret);
+	ret = io_uring_check_getdents(&ring);
+	if (ret <= 0)
+		die("check", "IORING_OP_GETDENTS", ret ?: -EOPNOTSUPP);
 
 	root = open_dir(-1, argv[1]);
 	if (root < 0)

@@ -7,8 +7,15 @@
 #ifndef NOFD_H
 #define NOFD_H
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 /*
  * Opcodes after liburing 2.3's last (SENDMSG_ZC = 48). These are ABI: the
@@ -23,18 +30,13 @@
 #define IORING_OP_FTRUNCATE		55
 #define IORING_OP_BIND			56
 #define IORING_OP_LISTEN		57
-/* 58-61 are upstream's RECV_ZC, EPOLL_WAIT, READV_FIXED, WRITEV_FIXED:
- * unsupported on the nofd kernel. PIPE has mainline's number. */
-#define IORING_OP_RECV_ZC		58
-#define IORING_OP_EPOLL_WAIT		59
-#define IORING_OP_READV_FIXED		60
-#define IORING_OP_WRITEV_FIXED		61
+/* 58-61 are mainline ops the nofd kernel does not have; PIPE is mainline's. */
 #define IORING_OP_PIPE			62
-/* 63 and 64 are upstream's NOP128 and URING_CMD128: unsupported on the nofd
- * kernel. GETDENTS is a nofd extension, not upstream: look for it in the
- * probe (IORING_REGISTER_PROBE) before using it. */
-#define IORING_OP_NOP128		63
-#define IORING_OP_URING_CMD128		64
+/*
+ * 63 and 64 are mainline ops the nofd kernel does not have. GETDENTS is a
+ * nofd extension, and series posted for mainline claim 65 too: check with
+ * io_uring_check_getdents() below, not only with the probe.
+ */
 #define IORING_OP_GETDENTS		65
 
 /*
@@ -50,6 +52,28 @@
 
 /* IORING_OP_FIXED_FD_INSTALL flags (sqe->install_fd_flags, in rw_flags) */
 #define IORING_FIXED_FD_NO_CLOEXEC	(1U << 0)
+
+/*
+ * nofd: IORING_OP_RENAMEAT and IORING_OP_LINKAT flag in sqe->ioprio: the
+ * new path's directory, sqe->len, is a fixed-table slot
+ * (docs/man/io_uring_fixed_dirfd.7). Kernels without nofd fail the request
+ * with -EINVAL.
+ */
+#define IORING_NEWDIR_FIXED_FILE	(1U << 0)
+
+/* nofd: IORING_OP_GETDENTS flags (sqe->getdents_flags, in rw_flags) */
+#define IORING_GETDENTS_REWIND		(1U << 0)
+/* nofd: cqe->flags of IORING_OP_GETDENTS: the end of the directory */
+#define IORING_CQE_F_DIR_EOF		(1U << 8)
+
+/* The records of getdents64(2) and IORING_OP_GETDENTS */
+struct linux_dirent64 {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
 
 /* Bind the socket @fd (a slot with IOSQE_FIXED_FILE) to @addr. */
 static inline void io_uring_prep_bind(struct io_uring_sqe *sqe, int fd,
@@ -143,15 +167,92 @@ static inline void io_uring_prep_fstatx_direct(struct io_uring_sqe *sqe,
 /*
  * getdents64(2) through the ring (nofd, docs/man/io_uring_prep_getdents.3):
  * fill @buf with struct linux_dirent64 records of the directory @fd, a slot
- * with IOSQE_FIXED_FILE. @off (uint64_t)-1 reads at the file position and
- * advances it; any other @off is a d_off cookie (0: the start) to read
- * from. cqe->res is the number of bytes, 0 at the end of the directory.
+ * with IOSQE_FIXED_FILE, from its file position on, which advances.
+ * @flags: IORING_GETDENTS_REWIND reads from the start instead. cqe->res is
+ * the number of bytes, 0 at the end of the directory; IORING_CQE_F_DIR_EOF
+ * in cqe->flags says the end was reached.
  */
 static inline void io_uring_prep_getdents(struct io_uring_sqe *sqe, int fd,
 					  void *buf, unsigned int len,
-					  uint64_t off)
+					  unsigned int flags)
 {
-	io_uring_prep_rw(IORING_OP_GETDENTS, sqe, fd, buf, len, off);
+	io_uring_prep_rw(IORING_OP_GETDENTS, sqe, fd, buf, len, 0);
+	sqe->rw_flags = flags;
+}
+
+/* Submit the one prepared SQE of @ring and return its cqe->res. */
+static inline int nofd_run_one(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_submit_and_wait(ring, 1);
+
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/*
+ * Whether opcode 65 is IORING_OP_GETDENTS on this kernel: 1 if it is, 0 if
+ * not, a negative errno if the check could not be made. The probe only says
+ * that some op 65 exists, and series posted for mainline use 65 for other
+ * ops. So open "/" into a free slot (the ring needs a registered file table
+ * with one), read it with op 65 and IORING_GETDENTS_REWIND into a buffer
+ * filled with a pattern, and check that what came back is getdents64
+ * records, "." among them with the inode stat(2) gives for "/". Call it
+ * with nothing in flight on @ring: it waits for each of its completions.
+ * No regular fd is used.
+ */
+static inline int io_uring_check_getdents(struct io_uring *ring)
+{
+	struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
+	struct io_uring_sqe *sqe;
+	char buf[4096];
+	struct stat st;
+	int slot, n, pos, found = 0;
+
+	if (!probe)
+		return -ENOMEM;
+	n = probe->last_op >= IORING_OP_GETDENTS &&
+	    io_uring_opcode_supported(probe, IORING_OP_GETDENTS);
+	io_uring_free_probe(probe);
+	if (!n)
+		return 0;
+	if (stat("/", &st))
+		return -errno;
+
+	sqe = io_uring_get_sqe(ring);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_openat(sqe, AT_FDCWD, "/", O_RDONLY | O_DIRECTORY, 0);
+	sqe->file_index = IORING_FILE_INDEX_ALLOC;
+	slot = nofd_run_one(ring);
+	if (slot < 0)
+		return slot;
+	memset(buf, 0xa5, sizeof(buf));
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_getdents(sqe, slot, buf, sizeof(buf),
+			       IORING_GETDENTS_REWIND);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	n = nofd_run_one(ring);
+	io_uring_prep_close_direct(io_uring_get_sqe(ring), slot);
+	nofd_run_one(ring);
+
+	for (pos = 0; n > 0 && pos < n;) {
+		const struct linux_dirent64 *d = (const void *)(buf + pos);
+
+		if (d->d_reclen < offsetof(struct linux_dirent64, d_name) + 2 ||
+		    d->d_reclen % 8 ||
+		    pos + d->d_reclen > n)
+			return 0;
+		found |= d->d_name[0] == '.' && !d->d_name[1] &&
+			 d->d_ino == st.st_ino && d->d_type == DT_DIR;
+		pos += d->d_reclen;
+	}
+	return found && pos == n;
 }
 
 #endif
