@@ -75,9 +75,9 @@ static inline void fx_make(const char *root)
 
 /*
  * Prepare @c relative to @dir (a regular dirfd, or a slot when @fixed) and
- * @sub for the new path of RENAMEAT and LINKAT; opens from a fixed
- * directory install their result into the table too, so that no regular
- * fd appears.
+ * @sub for the new path of RENAMEAT and LINKAT (a slot too when @fixed:
+ * IORING_NEWDIR_FIXED_FILE); opens from a fixed directory install their
+ * result into the table too, so that no regular fd appears.
  */
 static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
 			   int dir, int sub, int fixed, struct statx *stx)
@@ -117,6 +117,9 @@ static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
 		sqe->flags |= IOSQE_FIXED_FILE;
 		if (c->op == FX_OPEN || c->op == FX_OPEN2)
 			sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		/* the new path's directory is fixed on its own */
+		if (c->op == FX_RENAME || c->op == FX_LINK)
+			sqe->ioprio |= IORING_NEWDIR_FIXED_FILE;
 	}
 }
 

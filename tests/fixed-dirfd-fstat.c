@@ -5,12 +5,16 @@
  * file, a directory, a socket and a pipe give the same statx as fstat(2)
  * of a regular fd to the same file. Bad slots fail with -EBADF, a
  * non-directory with a relative path with -ENOTDIR. Run inline and with
- * IOSQE_ASYNC.
+ * IOSQE_ASYNC. A NULL path with AT_EMPTY_PATH, which statx(2) takes since
+ * 6.11, gives what statx(2) gives, through a regular fd and a direct one
+ * (regression: v1 failed it with -EFAULT), and so do NULL with other flags
+ * and NULL with AT_FDCWD, where statx(2) does look the path up.
  */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
-#include "test.h"
+#include "dirfd-fixture.h"
 
 #define PATH "/tmp/fixed-dirfd-fstat.dat"
 
@@ -47,6 +51,56 @@ static void check_kind(struct io_uring *ring, const char *kind, int fd, int slot
 	}
 }
 
+/* statx(2) of @fd with a NULL path and @flags: 0 or -errno, into @stx. */
+static int statx_null(int fd, int flags, struct statx *stx)
+{
+	memset(stx, 0, sizeof(*stx));
+	/* glibc declares the path nonnull: the raw syscall */
+	return syscall(SYS_statx, fd, NULL, flags, STATX_BASIC_STATS, stx) ?
+	       -errno : 0;
+}
+
+/* STATX of @fd (a slot if @fixed) with a NULL path and @flags. */
+static int ring_null(struct io_uring *ring, int fd, int fixed, int flags,
+		     struct statx *stx)
+{
+	memset(stx, 0, sizeof(*stx));
+	return t_run(ring, {
+		io_uring_prep_statx(__sqe, fd, NULL, flags, STATX_BASIC_STATS,
+				    stx);
+		if (fixed)
+			__sqe->flags |= IOSQE_FIXED_FILE;
+	});
+}
+
+/* NULL paths, side by side with statx(2); @fd is also in slot @slot. */
+static void null_path(struct io_uring *ring, int fd, int slot)
+{
+	static const struct { int flags; const char *what; } f[] = {
+		{ AT_EMPTY_PATH, "AT_EMPTY_PATH" },
+		{ AT_EMPTY_PATH | AT_STATX_FORCE_SYNC,
+		  "AT_EMPTY_PATH | AT_STATX_FORCE_SYNC" },
+		{ AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		  "AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW (a lookup)" },
+		{ 0, "no flags" },
+	};
+	struct statx want, reg, fix;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		int w = statx_null(fd, f[i].flags, &want);
+		int r = ring_null(ring, fd, 0, f[i].flags, &reg);
+		int x = ring_null(ring, slot, 1, f[i].flags, &fix);
+
+		t_check(r == w && x == w && (w || (fx_same_statx(&want, &reg) &&
+						  fx_same_statx(&want, &fix))),
+			"NULL path, %s: statx(2) %d, STATX of the fd %d, of the "
+			"slot %d, same fields", f[i].what, w, r, x);
+	}
+	t_check_res(ring_null(ring, AT_FDCWD, 0, AT_EMPTY_PATH, &reg),
+		    statx_null(AT_FDCWD, AT_EMPTY_PATH, &want),
+		    "NULL path with AT_FDCWD: what statx(2) gives");
+}
+
 int main(void)
 {
 	struct io_uring ring, bare;
@@ -81,6 +135,7 @@ int main(void)
 	check_kind(&ring, "socket", sock, 3);
 	t_assert(!pipe(pipefd), "pipe");
 	check_kind(&ring, "pipe", pipefd[0], 4);
+	null_path(&ring, pipefd[0], 4);
 
 	/* Errors. */
 	ret = fstat_slot(&ring, 5, &stx, 0);

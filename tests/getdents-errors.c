@@ -2,13 +2,15 @@
 /*
  * Description: every bad IORING_OP_GETDENTS fails cleanly with
  * getdents64(2)'s error. Not a directory (regular file, pipe, socket,
- * regular fd or direct): -ENOTDIR, and a positioned request leaves the
- * file's offset alone. A buffer too small for one record: -EINVAL. A bad
- * buffer: -EFAULT. An empty or out-of-range slot, a closed or negative fd:
- * -EBADF. A non-zero unused SQE field: -EINVAL; IOSQE_BUFFER_SELECT:
- * -EINVAL or -EOPNOTSUPP as for any op without it. A bad offset cookie:
- * -EINVAL. None of them leaves an fd or file behind, and none made at the
- * file position moves it.
+ * regular fd or direct): -ENOTDIR, and IORING_GETDENTS_REWIND leaves the
+ * file's offset alone. An O_PATH directory, by fd or direct: -EBADF, as
+ * getdents64(2) gives (regression: v1 gave -ENOTDIR for a direct one). A
+ * buffer too small for one record: -EINVAL. A bad buffer: -EFAULT. An
+ * empty or out-of-range slot, a closed or negative fd: -EBADF. A non-zero
+ * unused SQE field, sqe->off included (there is no positioned read), or an
+ * unknown flag: -EINVAL; IOSQE_BUFFER_SELECT: -EINVAL or -EOPNOTSUPP as for
+ * any op without it. None of them leaves an fd or file behind, and none
+ * moves the directory's position.
  */
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -24,7 +26,7 @@ static char buf[4096];
 /* GETDENTS on the directory in slot 0 with one SQE field changed. */
 #define dir_with(change)                                                \
 	t_run(&ring, ({                                                 \
-		io_uring_prep_getdents(__sqe, 0, buf, sizeof(buf), -1ULL);\
+		io_uring_prep_getdents(__sqe, 0, buf, sizeof(buf), 0);  \
 		__sqe->flags |= IOSQE_FIXED_FILE;                       \
 		change;                                                 \
 	}))
@@ -43,16 +45,18 @@ static void not_a_directory(void)
 		 io_uring_register_files_update(&ring, 3, &sock, 1) == 1,
 		 "files update");
 
-	t_check_res(gd_getdents(&ring, file, 0, buf, sizeof(buf), -1ULL),
+	t_check_res(gd_getdents(&ring, file, 0, buf, sizeof(buf), 0),
 		    -ENOTDIR, "regular file by fd: -ENOTDIR");
-	t_check_res(gd_getdents(&ring, 1, 1, buf, sizeof(buf), 0), -ENOTDIR,
-		    "regular file, direct, positioned at 0: -ENOTDIR");
+	t_check_res(gd_getdents(&ring, 1, 1, buf, sizeof(buf),
+				IORING_GETDENTS_REWIND), -ENOTDIR,
+		    "regular file, direct, REWIND: -ENOTDIR");
 	t_check(lseek(file, 0, SEEK_CUR) == 3,
 		"... and the file's offset is still 3 (%ld)",
 		(long)lseek(file, 0, SEEK_CUR));
-	t_check_res(gd_getdents(&ring, pipefd[0], 0, buf, sizeof(buf), 0),
-		    -ENOTDIR, "pipe by fd, positioned: -ENOTDIR");
-	t_check_res(gd_getdents(&ring, 2, 1, buf, sizeof(buf), -1ULL),
+	t_check_res(gd_getdents(&ring, pipefd[0], 0, buf, sizeof(buf),
+				IORING_GETDENTS_REWIND),
+		    -ENOTDIR, "pipe by fd, REWIND: -ENOTDIR");
+	t_check_res(gd_getdents(&ring, 2, 1, buf, sizeof(buf), 0),
 		    -ENOTDIR, "pipe, direct: -ENOTDIR");
 	t_check_res(gd_getdents(&ring, 3, 1, buf, sizeof(buf), 0), -ENOTDIR,
 		    "socket, direct: -ENOTDIR");
@@ -72,22 +76,46 @@ static void bad_buffers(int dirfd)
 			-1, 0);
 
 	t_assert(ro != MAP_FAILED, "mmap");
-	t_check_res(gd_getdents(&ring, 0, 1, buf, 0, -1ULL), -EINVAL,
+	t_check_res(gd_getdents(&ring, 0, 1, buf, 0, 0), -EINVAL,
 		    "a 0-byte buffer: -EINVAL");
-	t_check_res(gd_getdents(&ring, 0, 1, buf, 20, -1ULL), -EINVAL,
+	t_check_res(gd_getdents(&ring, 0, 1, buf, 20, 0), -EINVAL,
 		    "a 20-byte buffer, less than one record: -EINVAL");
-	t_check_res(gd_getdents(&ring, dirfd, 0, buf, 20, -1ULL), -EINVAL,
+	t_check_res(gd_getdents(&ring, dirfd, 0, buf, 20, 0), -EINVAL,
 		    "the same by fd: -EINVAL");
-	t_check_res(gd_getdents(&ring, 0, 1, NULL, 4096, -1ULL), -EFAULT,
+	t_check_res(gd_getdents(&ring, 0, 1, NULL, 4096, 0), -EFAULT,
 		    "a NULL buffer: -EFAULT");
-	t_check_res(gd_getdents(&ring, 0, 1, (void *)1, 4096, -1ULL), -EFAULT,
+	t_check_res(gd_getdents(&ring, 0, 1, (void *)1, 4096, 0), -EFAULT,
 		    "a buffer at address 1: -EFAULT");
-	t_check_res(gd_getdents(&ring, 0, 1, ro, 4096, -1ULL), -EFAULT,
+	t_check_res(gd_getdents(&ring, 0, 1, ro, 4096, 0), -EFAULT,
 		    "a read-only buffer: -EFAULT");
 	t_check_res(gd_getdents(&ring, 0, 1,
-				(void *)0xffff800000000000ULL, 4096, -1ULL),
+				(void *)0xffff800000000000ULL, 4096, 0),
 		    -EFAULT, "a kernel address: -EFAULT");
 	munmap(ro, 4096);
+}
+
+/* An O_PATH directory gives what getdents64(2) gives for one: -EBADF. */
+static void o_path(void)
+{
+	int fd = open(TEST_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int want, ret;
+
+	t_assert(fd >= 0, "open O_PATH");
+	want = getdents64(fd, buf, sizeof(buf)) < 0 ? -errno : 0;
+	t_check_res(want, -EBADF, "getdents64(2) of an O_PATH fd: -EBADF");
+	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0), want,
+		    "GETDENTS of the O_PATH fd: the same");
+	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD,
+			TEST_DIR, O_PATH | O_DIRECTORY, 0, 4));
+	t_assert(ret == 0, "open O_PATH into slot 4: %d", ret);
+	t_check_res(gd_getdents(&ring, 4, 1, buf, sizeof(buf), 0), want,
+		    "GETDENTS of an O_PATH direct descriptor: the same");
+	t_check_res(gd_getdents(&ring, 4, 1, buf, sizeof(buf),
+				IORING_GETDENTS_REWIND), want,
+		    "... with REWIND: the same");
+	t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 4)) == 0,
+		 "close slot 4");
+	close(fd);
 }
 
 static void bad_files(void)
@@ -96,15 +124,15 @@ static void bad_files(void)
 
 	t_assert(fd >= 0, "open");
 	close(fd);
-	t_check_res(gd_getdents(&ring, 5, 1, buf, sizeof(buf), -1ULL), -EBADF,
+	t_check_res(gd_getdents(&ring, 5, 1, buf, sizeof(buf), 0), -EBADF,
 		    "an empty slot: -EBADF");
-	t_check_res(gd_getdents(&ring, 8, 1, buf, sizeof(buf), -1ULL), -EBADF,
+	t_check_res(gd_getdents(&ring, 8, 1, buf, sizeof(buf), 0), -EBADF,
 		    "a slot past the table: -EBADF");
-	t_check_res(gd_getdents(&ring, 1 << 30, 1, buf, sizeof(buf), -1ULL),
+	t_check_res(gd_getdents(&ring, 1 << 30, 1, buf, sizeof(buf), 0),
 		    -EBADF, "slot 2^30: -EBADF");
-	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), -1ULL),
+	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0),
 		    -EBADF, "a closed fd: -EBADF");
-	t_check_res(gd_getdents(&ring, -1, 0, buf, sizeof(buf), -1ULL),
+	t_check_res(gd_getdents(&ring, -1, 0, buf, sizeof(buf), 0),
 		    -EBADF, "fd -1: -EBADF");
 }
 
@@ -113,8 +141,10 @@ static void bad_fields(void)
 	int ret;
 
 	t_check_res(dir_with(__sqe->ioprio = 1), -EINVAL, "ioprio: -EINVAL");
-	t_check_res(dir_with(__sqe->rw_flags = 1), -EINVAL,
-		    "rw_flags: -EINVAL");
+	t_check_res(dir_with(__sqe->rw_flags = 2), -EINVAL,
+		    "getdents_flags 2, unknown: -EINVAL");
+	t_check_res(dir_with(__sqe->rw_flags = 1U << 31), -EINVAL,
+		    "getdents_flags 1 << 31, unknown: -EINVAL");
 	t_check_res(dir_with(__sqe->buf_index = 1), -EINVAL,
 		    "buf_index: -EINVAL");
 	t_check_res(dir_with(__sqe->file_index = 1), -EINVAL,
@@ -125,10 +155,10 @@ static void bad_fields(void)
 	ret = dir_with(__sqe->flags |= IOSQE_BUFFER_SELECT);
 	t_check(ret == -EINVAL || ret == -EOPNOTSUPP,
 		"IOSQE_BUFFER_SELECT: -EINVAL or -EOPNOTSUPP (%d)", ret);
-	t_check_res(dir_with(__sqe->off = -2ULL), -EINVAL,
-		    "offset cookie -2: -EINVAL");
-	t_check_res(dir_with(__sqe->off = 1ULL << 63), -EINVAL,
-		    "offset cookie 2^63: -EINVAL");
+	t_check_res(dir_with(__sqe->off = 1), -EINVAL,
+		    "off 1 (no positioned read): -EINVAL");
+	t_check_res(dir_with(__sqe->off = -1ULL), -EINVAL,
+		    "off -1: -EINVAL");
 }
 
 int main(void)
@@ -138,7 +168,7 @@ int main(void)
 	int dirfd, fds;
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
-	if (!gd_supported(&ring))
+	if (!gd_supported())
 		return t_no_feature("IORING_OP_GETDENTS");
 	t_assert(!io_uring_register_files_sparse(&ring, 8), "register files");
 	gd_make_dir(TEST_DIR, 0);
@@ -153,10 +183,11 @@ int main(void)
 	/* read ".", then no failing request may move the position */
 	t_assert(getdents64(dirfd, buf, 24) == 24, "getdents64 .");
 	bad_buffers(dirfd);
+	o_path();
 	bad_files();
 	bad_fields();
 	gd_parse(&rest, buf, gd_getdents(&ring, 0, 1, buf, sizeof(buf),
-					 -1ULL));
+					 0));
 	t_check(rest.nr == 2 && gd_find(&rest, ".") < 0 &&
 		gd_find(&rest, "..") >= 0 && gd_find(&rest, "file") >= 0,
 		"after all that the directory's position is still past \".\": "

@@ -13,15 +13,6 @@
 
 #include "test.h"
 
-/* struct linux_dirent64, the records both getdents64(2) and GETDENTS write */
-struct gd_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 struct gd_ent {
 	uint64_t ino;
 	int64_t off;
@@ -58,13 +49,13 @@ static inline void gd_append(struct gd_list *l, const struct gd_ent *e)
 static inline void gd_parse(struct gd_list *l, const char *buf, int len)
 {
 	for (int pos = 0; pos < len;) {
-		const struct gd_dirent64 *d = (const void *)(buf + pos);
+		const struct linux_dirent64 *d = (const void *)(buf + pos);
 		struct gd_ent e;
-		size_t max = d->d_reclen - offsetof(struct gd_dirent64, d_name);
+		size_t max = d->d_reclen - offsetof(struct linux_dirent64, d_name);
 		size_t namelen;
 
 		if (d->d_reclen % 8 || pos + d->d_reclen > len ||
-		    d->d_reclen <= offsetof(struct gd_dirent64, d_name) ||
+		    d->d_reclen <= offsetof(struct linux_dirent64, d_name) ||
 		    (namelen = strnlen(d->d_name, max)) == max ||
 		    namelen >= sizeof(l->ent->name)) {
 			l->bad = 1;
@@ -93,32 +84,68 @@ static inline int gd_read_syscall(int fd, unsigned int bufsize,
 	return n < 0 ? -errno : 0;
 }
 
-/* One GETDENTS; returns cqe->res. */
-static inline int gd_getdents(struct io_uring *ring, int fd, int fixed,
-			      void *buf, unsigned int len, uint64_t off)
+/*
+ * One GETDENTS of @fd (a slot if @fixed) with getdents_flags @flags;
+ * returns cqe->res, and whether cqe->flags has IORING_CQE_F_DIR_EOF in
+ * *@eof if @eof is given.
+ */
+static inline int gd_getdents_eof(struct io_uring *ring, int fd, int fixed,
+				  void *buf, unsigned int len,
+				  unsigned int flags, int *eof)
 {
-	return t_run(ring, ({
-		io_uring_prep_getdents(__sqe, fd, buf, len, off);
-		if (fixed)
-			__sqe->flags |= IOSQE_FIXED_FILE;
-	}));
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	t_assert(sqe, "no sqe");
+	io_uring_prep_getdents(sqe, fd, buf, len, flags);
+	if (fixed)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	t_assert(io_uring_submit(ring) == 1, "submit");
+	t_assert(!io_uring_wait_cqe(ring, &cqe), "wait_cqe");
+	ret = cqe->res;
+	if (eof)
+		*eof = !!(cqe->flags & IORING_CQE_F_DIR_EOF);
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+static inline int gd_getdents(struct io_uring *ring, int fd, int fixed,
+			      void *buf, unsigned int len, unsigned int flags)
+{
+	return gd_getdents_eof(ring, fd, fixed, buf, len, flags, NULL);
 }
 
 /*
  * The whole stream of @fd (a slot if @fixed) from its position on, with
- * GETDENTS at the file position. Returns 0 or the first error.
+ * GETDENTS at the file position, until a completion says
+ * IORING_CQE_F_DIR_EOF. Returns 0 or the first error; *@requests, if
+ * given, gets the number of requests it took.
  */
+static inline int gd_read_ring_n(struct io_uring *ring, int fd, int fixed,
+				 unsigned int bufsize, struct gd_list *l,
+				 int *requests)
+{
+	char *buf = malloc(bufsize);
+	int n, eof = 0, nr = 0;
+
+	t_assert(buf, "malloc");
+	do {
+		n = gd_getdents_eof(ring, fd, fixed, buf, bufsize, 0, &eof);
+		nr++;
+		if (n > 0)
+			gd_parse(l, buf, n);
+	} while (n > 0 && !eof);
+	free(buf);
+	if (requests)
+		*requests = nr;
+	return n < 0 ? n : 0;
+}
+
 static inline int gd_read_ring(struct io_uring *ring, int fd, int fixed,
 			       unsigned int bufsize, struct gd_list *l)
 {
-	char *buf = malloc(bufsize);
-	int n;
-
-	t_assert(buf, "malloc");
-	while ((n = gd_getdents(ring, fd, fixed, buf, bufsize, -1ULL)) > 0)
-		gd_parse(l, buf, n);
-	free(buf);
-	return n;
+	return gd_read_ring_n(ring, fd, fixed, bufsize, l, NULL);
 }
 
 /* Whether two streams are the same records in the same order. */
@@ -220,16 +247,21 @@ static inline void gd_mount(const char *type, const char *dir)
 	t_assert(!mount(type, dir, type, 0, NULL), "mount %s on %s", type, dir);
 }
 
-/* Skip, or fail on the nofd kernel, without IORING_OP_GETDENTS. */
-static inline int gd_supported(struct io_uring *ring)
+/*
+ * Whether opcode 65 is IORING_OP_GETDENTS (tests skip, or fail on the nofd
+ * kernel, without it). Checked on a ring of its own, which needs a file
+ * table for the check.
+ */
+static inline int gd_supported(void)
 {
-	struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
+	struct io_uring ring;
 	int ok;
 
-	t_assert(probe, "IORING_REGISTER_PROBE");
-	ok = probe->last_op >= IORING_OP_GETDENTS &&
-	     io_uring_opcode_supported(probe, IORING_OP_GETDENTS);
-	io_uring_free_probe(probe);
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	t_assert(!io_uring_register_files_sparse(&ring, 1), "register files");
+	ok = io_uring_check_getdents(&ring);
+	t_assert(ok >= 0, "io_uring_check_getdents: %d", ok);
+	io_uring_queue_exit(&ring);
 	return ok;
 }
 

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: a positioned IORING_OP_GETDENTS that is tried inline, seeks,
- * and then has to go to io-wq (the directory's lock was taken) leaves no
- * trace of its seek. Regression test: the inline try used to leave the file
- * position at its offset until io-wq redid the request, so a reader at the
- * file position could read from there in between. Here every positioned
- * request reads from 0 to the end, so the file position is at the end
- * before and after each of them, and getdents64(2) in another thread must
- * always return 0, while a third thread keeps renaming an entry to make
- * the inline tries fail.
+ * Description: an IORING_OP_GETDENTS with IORING_GETDENTS_REWIND that is
+ * tried inline and has to go to io-wq (the directory's lock was taken)
+ * leaves no trace of its rewind: the inline try takes its locks before it
+ * moves the position. Regression test, from v1, where a positioned request
+ * seeked first and a reader at the file position could read from there
+ * until io-wq redid it. Every REWIND request reads from the start to the
+ * end, so the file position is at the end before and after each of them,
+ * and getdents64(2) in another thread must always return 0, while a third
+ * thread keeps renaming an entry to make the inline tries fail.
  */
 #include <pthread.h>
 
 #include "getdents-fixture.h"
 
-#define TOP	"/tmp/getdents-punt-pos"
+#define TOP	"/tmp/getdents-punt-rewind"
 #define DIRP	TOP "/d"
 #define NR	50
 #define ROUNDS	2000
@@ -52,7 +52,7 @@ int main(void)
 	int short_reads = 0;
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
-	if (!gd_supported(&ring))
+	if (!gd_supported())
 		return t_no_feature("IORING_OP_GETDENTS");
 	gd_mount("tmpfs", TOP);
 	gd_make_dir(DIRP, NR);
@@ -65,12 +65,13 @@ int main(void)
 		 !pthread_create(&r, NULL, reader, NULL), "threads");
 
 	for (int i = 0; i < ROUNDS; i++)
-		short_reads += gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0) <= 0;
+		short_reads += gd_getdents(&ring, fd, 0, buf, sizeof(buf),
+					   IORING_GETDENTS_REWIND) <= 0;
 	done = 1;
 	pthread_join(t, NULL);
 	pthread_join(r, NULL);
 
-	t_check(!short_reads, "every positioned read from 0 returns entries "
+	t_check(!short_reads, "every REWIND read returns entries "
 		"(%d of %d did not)", short_reads, ROUNDS);
 	t_check(!moved, "getdents64(2) at the file position, at the end, "
 		"always returns 0 (%d times it returned entries)", moved);

@@ -94,7 +94,7 @@ int main(void)
 	static const unsigned int sizes[] = { 512, 4096, 65536 };
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
-	if (!gd_supported(&ring))
+	if (!gd_supported())
 		return t_no_feature("IORING_OP_GETDENTS");
 	t_assert(!io_uring_register_files_sparse(&ring, 4), "register files");
 

@@ -4,7 +4,9 @@
  * IOSQE_FIXED_FILE (nofd: 6.12 refused it with -EBADF because the ops share
  * a prep helper with the path-based GETXATTR/SETXATTR, which still refuse
  * it). Values set through the slot are those getxattr(2) sees on the path,
- * and the other way round; errors stay those of fgetxattr(2).
+ * and the other way round; errors stay those of fgetxattr(2). An O_PATH
+ * file in the table gets -EBADF, as fgetxattr(2) and fsetxattr(2) give an
+ * O_PATH fd (regression: v1 read and set its attributes).
  */
 #include <sys/xattr.h>
 
@@ -69,6 +71,35 @@ int main(void)
 	t_check_res(ret, -EBADF, "FGETXATTR on the empty slot 1 fails with -EBADF");
 	ret = fsetxattr_slot(&ring, 9, "user.nofd", "x", 0);
 	t_check_res(ret, -EBADF, "FSETXATTR on slot 9 of a 4-slot table fails with -EBADF");
+
+	/* O_PATH: side by side with the syscalls on an O_PATH fd. */
+	{
+		int opath = open(PATH, O_PATH | O_CLOEXEC), want_get, want_set;
+
+		t_assert(opath >= 0, "open O_PATH");
+		want_get = fgetxattr(opath, "user.nofd", value, sizeof(value)) < 0 ?
+			   -errno : 0;
+		want_set = fsetxattr(opath, "user.nofd", "p", 1, 0) < 0 ? -errno : 0;
+		t_check(want_get == -EBADF && want_set == -EBADF,
+			"fgetxattr(2), fsetxattr(2) on an O_PATH fd: -EBADF (%d %d)",
+			want_get, want_set);
+		ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+							       O_PATH, 0, 2));
+		t_assert(ret == 0, "OPENAT O_PATH into slot 2: %d", ret);
+		ret = fgetxattr_slot(&ring, 2, "user.nofd", value, sizeof(value));
+		t_check_res(ret, want_get, "FGETXATTR on a direct O_PATH file: the same");
+		ret = fsetxattr_slot(&ring, 2, "user.nofd", "p", 0);
+		t_check_res(ret, want_set, "FSETXATTR on a direct O_PATH file: the same");
+		t_check_res(t_run(&ring, io_uring_prep_fgetxattr(__sqe, opath,
+				"user.nofd", value, sizeof(value))), want_get,
+			    "FGETXATTR on the O_PATH fd: the same");
+		memset(value, 0, sizeof(value));
+		t_check(getxattr(PATH, "user.nofd", value, sizeof(value)) == 6 &&
+			!memcmp(value, "direct", 6), "and the value is unchanged");
+		t_assert(!t_run(&ring, io_uring_prep_close_direct(__sqe, 2)),
+			 "close slot 2");
+		close(opath);
+	}
 
 	/* The path-based ops have no file to fix: they still refuse the flag. */
 	ret = t_run(&ring, {

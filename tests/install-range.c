@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: every op that installs into the fixed-file table (OPENAT,
+ * OPENAT2, ACCEPT, SOCKET, PIPE) fails cleanly for a slot index at or past
+ * the end of a full table, up to 0xFFFFFFFE, whose sqe->file_index
+ * (index + 1) is IORING_FILE_INDEX_ALLOC: after each failure every slot
+ * holds the file it held, /proc/self/fd and the open files are as before,
+ * and PIPE has not written fds[]. Regression test: v1's PIPE did slot
+ * arithmetic on an int and installed the write end first, so index
+ * 0xFFFFFFFD put the write end into an allocated slot and left it there.
+ * PIPE into the last slot (the write end would be past the table), with
+ * ALLOC and one free slot, and with an fds[] it cannot write, also leaves
+ * the table as it was.
+ */
+#include <linux/openat2.h>
+#include <sys/stat.h>
+
+#include "test.h"
+
+#define NR_SLOTS 16
+#define DIR_PATH "/tmp/install-range"
+
+static struct io_uring ring;
+static struct sockaddr_in addr;
+static int listener;
+
+/* The inode in each slot (fstat of the direct descriptor), 0 if empty. */
+static void snapshot(unsigned long long *ino)
+{
+	for (int s = 0; s < NR_SLOTS; s++) {
+		struct statx stx;
+		int ret = t_run(&ring, io_uring_prep_fstatx_direct(__sqe, s,
+				STATX_INO, &stx));
+
+		ino[s] = ret ? 0 : stx.stx_ino;
+	}
+}
+
+enum op { OPENAT, OPENAT2, ACCEPT, SOCKET, PIPE };
+static const char *const names[] = {
+	"OPENAT", "OPENAT2", "ACCEPT", "SOCKET", "PIPE",
+};
+
+/* Run @op with the raw sqe->file_index @raw; returns cqe->res. */
+static int install(enum op op, unsigned int raw, int *fds)
+{
+	static struct open_how how = { .flags = O_RDONLY };
+	int client = -1, ret;
+
+	if (op == ACCEPT)
+		client = t_connect(&addr);
+	ret = t_run(&ring, ({
+		switch (op) {
+		case OPENAT:
+			io_uring_prep_openat(__sqe, AT_FDCWD, DIR_PATH "/f0",
+					     O_RDONLY, 0);
+			break;
+		case OPENAT2:
+			io_uring_prep_openat2(__sqe, AT_FDCWD, DIR_PATH "/f0",
+					      &how);
+			break;
+		case ACCEPT:
+			io_uring_prep_accept(__sqe, listener, NULL, NULL, 0);
+			break;
+		case SOCKET:
+			io_uring_prep_socket(__sqe, AF_INET, SOCK_STREAM, 0, 0);
+			break;
+		case PIPE:
+			io_uring_prep_pipe(__sqe, fds, 0);
+			break;
+		}
+		__sqe->file_index = raw;
+	}));
+	if (client >= 0)
+		close(client);
+	return ret;
+}
+
+/* Fill every slot with a file of its own, in order, with ALLOC opens. */
+static void fill(void)
+{
+	char path[64];
+
+	for (int s = 0; s < NR_SLOTS; s++) {
+		int ret;
+
+		snprintf(path, sizeof(path), DIR_PATH "/f%d", s);
+		/* liburing 2.3's _direct helpers do not pass ALLOC through */
+		ret = t_run(&ring, {
+			io_uring_prep_openat(__sqe, AT_FDCWD, path,
+					     O_RDWR | O_CREAT, 0644);
+			__sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		});
+		t_assert(ret == s, "ALLOC open %s: %d", path, ret);
+	}
+	t_assert(install(OPENAT, IORING_FILE_INDEX_ALLOC, NULL) == -ENFILE,
+		 "the table is full");
+}
+
+static int same(const unsigned long long *a, const unsigned long long *b)
+{
+	return !memcmp(a, b, NR_SLOTS * sizeof(*a));
+}
+
+static void full_table(void)
+{
+	/* 0-based slot indexes; the SQE carries index + 1, wrapping at 2^32 */
+	static const unsigned int index[] = {
+		NR_SLOTS, NR_SLOTS + 1, 0x7FFFFFFF, 0xFFFFFFFD, 0xFFFFFFFE,
+	};
+	unsigned long long before[NR_SLOTS], after[NR_SLOTS];
+	int fds_before = t_count_fds();
+	long files = t_nr_files();
+
+	snapshot(before);
+	for (int op = OPENAT; op <= PIPE; op++) {
+		for (size_t i = 0; i < sizeof(index) / sizeof(index[0]); i++) {
+			int fds[2] = { -7, -7 };
+			int ret = install(op, index[i] + 1, fds);
+
+			snapshot(after);
+			t_check(ret < 0 && same(before, after) &&
+				t_count_fds() == fds_before,
+				"%s into slot %#x of a full %d-slot table fails "
+				"(%d) and leaves the table and the fd table as "
+				"they were", names[op], index[i], NR_SLOTS, ret);
+			if (op == PIPE)
+				t_check(fds[0] == -7 && fds[1] == -7,
+					"... and fds[] is not written (%d %d)",
+					fds[0], fds[1]);
+		}
+	}
+	t_check(t_wait_for(t_nr_files() <= files), "no open file is left "
+		"behind (%ld, before %ld)", t_nr_files(), files);
+}
+
+static void pipe_edges(void)
+{
+	unsigned long long before[NR_SLOTS], after[NR_SLOTS];
+	int fds[2] = { -7, -7 }, ret;
+
+	/* the read end would fit into the last slot, the write end not */
+	snapshot(before);
+	ret = install(PIPE, NR_SLOTS, fds);
+	snapshot(after);
+	t_check(ret == -EINVAL && same(before, after) && fds[0] == -7,
+		"PIPE into the last slot (write end past the table) fails with "
+		"-EINVAL before it replaces anything (%d)", ret);
+
+	/* one free slot: the read end gets it, the write end finds none */
+	t_assert(!t_run(&ring, io_uring_prep_close_direct(__sqe, 5)),
+		 "close slot 5");
+	snapshot(before);
+	ret = install(PIPE, IORING_FILE_INDEX_ALLOC, fds);
+	snapshot(after);
+	t_check(ret == -ENFILE && same(before, after) && before[5] == 0 &&
+		fds[0] == -7, "PIPE with ALLOC and one free slot fails with "
+		"-ENFILE and the slot is free again (%d)", ret);
+
+	/* two free slots and an fds[] that cannot be written */
+	t_assert(!t_run(&ring, io_uring_prep_close_direct(__sqe, 9)),
+		 "close slot 9");
+	snapshot(before);
+	ret = install(PIPE, IORING_FILE_INDEX_ALLOC, (int *)8);
+	snapshot(after);
+	t_check(ret == -EFAULT && same(before, after),
+		"PIPE with ALLOC and a bad fds[] fails with -EFAULT and takes "
+		"both ends out again (%d)", ret);
+	ret = install(PIPE, IORING_FILE_INDEX_ALLOC, fds);
+	t_check(ret == 0 && ((fds[0] == 5 && fds[1] == 9) ||
+			     (fds[0] == 9 && fds[1] == 5)),
+		"then PIPE with ALLOC fills the two free slots, 5 and 9 (%d: "
+		"%d %d)", ret, fds[0], fds[1]);
+}
+
+int main(void)
+{
+	t_assert(!mkdir(DIR_PATH, 0755) || errno == EEXIST, "mkdir");
+	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
+	t_assert(!io_uring_register_files_sparse(&ring, NR_SLOTS),
+		 "register files");
+	listener = t_listener(&addr);
+	{
+		int fds[2] = { -7, -7 };
+
+		if (install(PIPE, 0, fds) == -EINVAL)
+			return t_no_feature("IORING_OP_PIPE");
+		close(fds[0]);
+		close(fds[1]);
+	}
+
+	fill();
+	full_table();
+	pipe_edges();
+
+	io_uring_queue_exit(&ring);
+	close(listener);
+	for (int s = 0; s < NR_SLOTS; s++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), DIR_PATH "/f%d", s);
+		unlink(path);
+	}
+	rmdir(DIR_PATH);
+	return t_exit();
+}
