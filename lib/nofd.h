@@ -241,6 +241,8 @@ static inline int io_uring_check_getdents(struct io_uring *ring)
 	io_uring_prep_close_direct(io_uring_get_sqe(ring), slot);
 	nofd_run_one(ring);
 
+	if (n > (int)sizeof(buf))
+		return 0;
 	for (pos = 0; n > 0 && pos < n;) {
 		const struct linux_dirent64 *d = (const void *)(buf + pos);
 

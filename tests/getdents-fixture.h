@@ -119,33 +119,22 @@ static inline int gd_getdents(struct io_uring *ring, int fd, int fixed,
 /*
  * The whole stream of @fd (a slot if @fixed) from its position on, with
  * GETDENTS at the file position, until a completion says
- * IORING_CQE_F_DIR_EOF. Returns 0 or the first error; *@requests, if
- * given, gets the number of requests it took.
+ * IORING_CQE_F_DIR_EOF. Returns 0 or the first error.
  */
-static inline int gd_read_ring_n(struct io_uring *ring, int fd, int fixed,
-				 unsigned int bufsize, struct gd_list *l,
-				 int *requests)
+static inline int gd_read_ring(struct io_uring *ring, int fd, int fixed,
+			       unsigned int bufsize, struct gd_list *l)
 {
 	char *buf = malloc(bufsize);
-	int n, eof = 0, nr = 0;
+	int n, eof = 0;
 
 	t_assert(buf, "malloc");
 	do {
 		n = gd_getdents_eof(ring, fd, fixed, buf, bufsize, 0, &eof);
-		nr++;
 		if (n > 0)
 			gd_parse(l, buf, n);
 	} while (n > 0 && !eof);
 	free(buf);
-	if (requests)
-		*requests = nr;
 	return n < 0 ? n : 0;
-}
-
-static inline int gd_read_ring(struct io_uring *ring, int fd, int fixed,
-			       unsigned int bufsize, struct gd_list *l)
-{
-	return gd_read_ring_n(ring, fd, fixed, bufsize, l, NULL);
 }
 
 /* Whether two streams are the same records in the same order. */
