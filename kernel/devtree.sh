@@ -9,14 +9,14 @@
 #   kernel/format-series.sh DIR
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+top=$NOFD_TOP
 dir=${1:-$top/build/devtree}
-version=$(cat "$top/kernel/debian-version")
+version=$NOFD_VERSION
 
 [ ! -e "$dir" ] || { echo "kernel/devtree.sh: $dir exists" >&2; exit 1; }
 "$top/scripts/deps.sh"
-mkdir -p "$dir"
-tar -C "$dir" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+nofd_unpack "$dir"
 cd "$dir"
 git init -q
 # Patches carry the identity of the nofd repository's commits.
@@ -26,7 +26,6 @@ git config user.email "$(git -C "$top" config user.email || echo nofd@localhost)
 git add -f .
 git commit -q -m "linux-source-6.12 $version (Debian)"
 git tag nofd-base
-mapfile -t patches < <(find "$top/kernel/patches" -maxdepth 1 -name '*.patch' \
-	! -name '0000-*' | LC_ALL=C sort)
+mapfile -t patches < <(nofd_patches)
 [ ${#patches[@]} = 0 ] || git am -q "${patches[@]}"
 echo "devtree: $dir at nofd-base + ${#patches[@]} patches"

@@ -1,0 +1,105 @@
+# kernel/lib.sh: what the kernel scripts share. Sourced, not run (the
+# model is kselftest's net/lib.sh):
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+#   NOFD_TOP, NOFD_VERSION  the repository; the pinned linux-source-6.12
+#   NOFD_TARBALL            the packaged tree's tarball
+#   NOFD_CACHE_DIR          where finished images are kept ($NOFD_CACHE,
+#                           default /var/cache/nofd, + /kernel)
+#   nofd_patches            the series in order, one path per line (the
+#                           cover letter is not a patch)
+#   nofd_fragments FLAVOUR  the config fragments of fast or debug
+#   nofd_unpack DIR         the packaged tree into DIR
+#   nofd_configure SRC OBJ FRAGMENT...
+#                           tinyconfig, the fragments, olddefconfig, then
+#                           fail unless every option the fragments ask for
+#                           survived (a dependency can drop one silently)
+#   nofd_build SRC OBJ TARGET NAME
+#                           make TARGET, showing progress: objects compiled
+#                           out of what the last cold build of NAME compiled,
+#                           and the time, on one line on a terminal, every
+#                           30 s otherwise
+
+NOFD_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NOFD_VERSION=$(cat "$NOFD_TOP/kernel/debian-version")
+NOFD_TARBALL=/usr/src/linux-source-6.12.tar.xz
+NOFD_CACHE_DIR=${NOFD_CACHE:-/var/cache/nofd}/kernel
+
+nofd_patches() {
+	find "$NOFD_TOP/kernel/patches" -maxdepth 1 -name '*.patch' ! -name '0000-*' |
+		LC_ALL=C sort
+}
+
+nofd_fragments() {
+	case $1 in
+	fast) echo "$NOFD_TOP/kernel/config/base.config" ;;
+	debug) echo "$NOFD_TOP/kernel/config/base.config"
+	       echo "$NOFD_TOP/kernel/config/debug.config" ;;
+	*) echo "kernel: unknown flavour '$1' (fast or debug)" >&2; return 2 ;;
+	esac
+}
+
+nofd_unpack() {
+	mkdir -p "$1"
+	tar -C "$1" --strip-components=1 -xf "$NOFD_TARBALL"
+}
+
+nofd_configure() {
+	local src obj line want name got missing=0
+	src=$(cd "$1" && pwd) || return 1
+	mkdir -p "$2" && obj=$(cd "$2" && pwd) || return 1
+	shift 2
+	make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig || return 1
+	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+		"$obj/.config" "$@" >/dev/null) || return 1
+	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig || return 1
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*|"# CONFIG_"*" is not set") want=$line ;;
+		*) continue ;;
+		esac
+		name=${want#\# }; name=${name%%[= ]*}
+		got=$(grep -E "^($name=|# $name is not set)" "$obj/.config" ||
+			echo "# $name is not set")
+		if [ "$got" != "$want" ]; then
+			echo "kernel: wanted '$want', the config has '$got'" >&2
+			missing=1
+		fi
+	done < <(cat "$@")
+	return $missing
+}
+
+# Objects a build compiles when no build of that name has been counted
+# yet: a cold debug build of the v2 series compiled 1,010.
+NOFD_OBJECTS_GUESS=1010
+
+nofd_build() {
+	local src=$1 obj=$2 target=$3 name=$4 done=0 start=$SECONDS last=0
+	local count=$NOFD_CACHE_DIR/objects-$4 total tty=0 line rc cold=1
+	total=$(cat "$count" 2>/dev/null || echo $NOFD_OBJECTS_GUESS)
+	[ ! -e "$obj/vmlinux" ] || cold=0	# only a cold build sets the count
+	[ -t 1 ] && tty=1
+	while IFS= read -r line; do
+		case $line in
+		"  CC "*|"  AS "*) done=$((done + 1)) ;;
+		"  "[A-Z]*|make*"ing directory"*) continue ;;
+		*) [ $tty = 0 ] || echo; echo "$line"; continue ;;
+		esac
+		if [ $tty = 1 ]; then
+			printf '\rkernel: %s: %d of ~%d objects, %d s ' "$name" \
+				$done "$total" $((SECONDS - start))
+		elif [ $((SECONDS - last)) -ge 30 ]; then
+			echo "kernel: $name: $done of ~$total objects, $((SECONDS - start)) s"
+			last=$SECONDS
+		fi
+	done < <(make -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" "$target" 2>&1)
+	rc=0
+	wait $! || rc=$?
+	[ $tty = 0 ] || echo
+	if [ $rc = 0 ] && [ $cold = 1 ]; then
+		mkdir -p "$NOFD_CACHE_DIR" && echo $done >"$count"
+	fi
+	echo "kernel: $name: $done objects compiled in $((SECONDS - start)) s"
+	return $rc
+}
