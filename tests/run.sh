@@ -1,14 +1,34 @@
 #!/bin/bash
 # make test: the host-side checks, then every test in tests/ inside the
-# debug guest. Prints KTAP as it goes and, last, "N passed, N failed,
-# N skipped"; exits non-zero on any failure, kernel splat, guest crash or
-# guest timeout.
+# debug guest, as KTAP: the plan first, each result once as it arrives and,
+# last, "N passed, N failed, N skipped". Exits non-zero on any failure,
+# kernel splat, guest crash or guest timeout.
+#
+#   tests/run.sh --kernel IMAGE [--out DIR]
+#
+# IMAGE is the kernel to boot (the Makefile passes the debug one); DIR gets
+# the guest's logs (default build/vm).
+#
+# No set -e, on purpose: a failing check or guest run is counted and the
+# run goes on, so that one failure does not hide the others.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-kernel=${NOFD_TEST_KERNEL:-build/bzImage-debug}
+. kernel/lib.sh
+kernel= out=build/vm
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) echo "usage: tests/run.sh --kernel IMAGE [--out DIR]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$kernel" ] || { echo "usage: tests/run.sh --kernel IMAGE [--out DIR]" >&2; exit 2; }
 timeout=${NOFD_TEST_TIMEOUT:-1500}
+logs=(tests/host/logscan/*.log)
+guest_tests=(tests/*.c)		# the initramfs's /tests (Makefile: TESTS)
+nr_tests=${#guest_tests[@]}
 passed=0 failed=0 skipped=0 n=0
 
 result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
@@ -22,10 +42,12 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 }
 
 echo "TAP version 13"
-echo "# nofd: linux-source-6.12 $(cat kernel/debian-version) + $(ls kernel/patches/*.patch 2>/dev/null | grep -vc /0000-) patches, $(basename "$kernel")"
+# the logscan samples, 2 apply-series checks, the guest tests, 3 guest checks
+echo "1..$(( ${#logs[@]} + 2 + nr_tests + 3 ))"
+echo "# nofd: linux-source-6.12 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
-for log in tests/host/logscan/*.log; do
+for log in "${logs[@]}"; do
 	name=$(basename "$log" .log)
 	build/host/logscan "$log" >/dev/null
 	rc=$?
@@ -59,39 +81,42 @@ else
 	result "not ok" "apply-series: a patch that does not apply fails, naming itself"
 fi
 
-# 3. The guest: every test binary, under ktap-run.
-# Its KTAP goes out indented, as a subtest; the results are counted below.
-vm/run.sh ${NOFD_VM_ARGS:-} --kernel "$kernel" --timeout "$timeout" -- /bin/ktap-run -t 600 /tests |
-	sed -u 's/^/    /'
-rc=${PIPESTATUS[0]}
-out=build/vm/output.log
-plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out" | head -1)
+# 3. The guest: every test binary under ktap-run. Its results are re-emitted
+#    as they arrive, numbered into this run's plan; its "# " lines (the
+#    tests' own output) pass through.
+guest_plan=0 ran=0
 while IFS= read -r line; do
+	line=${line%$'\r'}
 	case $line in
-	"ok "*) result ok "guest: ${line#ok [0-9]* }" ;;
-	"not ok "*) result "not ok" "guest: ${line#not ok [0-9]* }" ;;
+	"ok "[0-9]*) result ok "guest: ${line#ok [0-9]* }"; ran=$((ran + 1)) ;;
+	"not ok "[0-9]*) result "not ok" "guest: ${line#not ok [0-9]* }"; ran=$((ran + 1)) ;;
+	1..*) guest_plan=${line#1..} ;;
+	"TAP version"*) ;;
+	"#"*) echo "$line" ;;
+	*) echo "# $line" ;;
 	esac
-done < <(grep -E '^(not )?ok [0-9]+ ' "$out")
-ran=$(grep -cE '^(not )?ok [0-9]+ ' "$out")
+done < <(vm/run.sh --kernel "$kernel" --timeout "$timeout" --out "$out" -- \
+	/bin/ktap-run -t 600 /tests)
+wait $!
+rc=$?
 
-if [ "${plan:-0}" -gt 0 ] && [ "$ran" = "$plan" ]; then
-	result ok "guest: all $plan planned tests reported"
+if [ "$ran" = "$nr_tests" ] && [ "$guest_plan" = "$nr_tests" ]; then
+	result ok "guest: all $nr_tests tests reported"
 else
-	result "not ok" "guest: $ran of ${plan:-?} planned tests reported"
+	result "not ok" "guest: $ran of $nr_tests tests reported (guest plan $guest_plan)"
 fi
 case $rc in
 124) result "not ok" "guest: finished within $timeout s" ;;
 255) result "not ok" "guest: reported an exit status (it crashed or panicked)" ;;
-*) result ok "guest: finished and reported exit status $rc" ;;
+*) result ok "guest: finished and reported its exit status" ;;
 esac
-if [ -s build/vm/splats ]; then
+if [ $rc = 125 ]; then
 	result "not ok" "kernel log: no BUG, WARNING, KASAN, lockdep, kmemleak or hung task"
-	sed 's/^/# /' build/vm/splats | head -40
+	sed 's/^/# /' "$out/splats" | head -40
 else
 	result ok "kernel log: no BUG, WARNING, KASAN, lockdep, kmemleak or hung task"
 fi
 
-echo "1..$n"
 line="$passed passed, $failed failed"
 [ $skipped = 0 ] || line="$line, $skipped skipped"
 echo "$line"

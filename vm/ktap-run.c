@@ -3,9 +3,10 @@
  * Description: the in-guest test runner. Runs every executable in the given
  * directories (sorted by name), each in its own process group with a time
  * limit, and prints the results as KTAP: a test's own output becomes "# "
- * diagnostic lines, exit 0 is "ok", 77 is "ok ... # SKIP", anything else
- * (including a timeout or a signal) is "not ok". Before each test its name is
- * written to /dev/kmsg, so that a kernel splat in the log names its test.
+ * diagnostic lines, exit 0 is "ok", 77 is "ok ... # SKIP reason" (the
+ * reason from the test's last "SKIP: reason" line), anything else
+ * (including a timeout or a signal) is "not ok". Before each test its name
+ * is written to /dev/kmsg, so that a kernel splat in the log names its test.
  *
  *   ktap-run [-t seconds] DIR...
  */
@@ -84,26 +85,40 @@ static void kmsg(const char *what, const char *name)
 	close(fd);
 }
 
-/* Copy the test's output, each line prefixed with "# ". */
-static void relay(int fd)
+/*
+ * Copy the test's output, each line prefixed with "# ". The reason of its
+ * last "SKIP: reason" line goes to @skip, for the result line.
+ */
+static void relay(int fd, char *skip, size_t size)
 {
-	char buf[4096];
+	char buf[4096], line[256];
+	size_t len = 0;
 	int bol = 1;
 	ssize_t n;
 
+	skip[0] = '\0';
 	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
 		for (ssize_t i = 0; i < n; i++) {
 			if (bol)
 				fputs("# ", stdout);
 			putchar(buf[i]);
 			bol = buf[i] == '\n';
+			if (!bol && len < sizeof(line) - 1)
+				line[len++] = buf[i];
+			if (bol) {
+				line[len] = '\0';
+				if (!strncmp(line, "SKIP: ", 6))
+					snprintf(skip, size, "%s", line + 6);
+				len = 0;
+			}
 		}
 	}
 	if (!bol)
 		putchar('\n');
 }
 
-static int run_one(const struct test *t, unsigned int limit, int *timed_out)
+static int run_one(const struct test *t, unsigned int limit, int *timed_out,
+		   char *skip, size_t size)
 {
 	int pipefd[2], status;
 	pid_t pid;
@@ -120,7 +135,7 @@ static int run_one(const struct test *t, unsigned int limit, int *timed_out)
 		_exit(127);
 	}
 	close(pipefd[1]);
-	relay(pipefd[0]);
+	relay(pipefd[0], skip, size);
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -156,10 +171,11 @@ int main(int argc, char **argv)
 		const char *name = test_name(t);
 		struct timespec a, b;
 		int timed_out = 0, ret;
+		char skip[256];
 
 		kmsg("running", name);
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		ret = run_one(t, limit, &timed_out);
+		ret = run_one(t, limit, &timed_out, skip, sizeof(skip));
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		kmsg("finished", name);
 		printf("# %s: exit %d after %.1f s%s\n", name, ret,
@@ -168,7 +184,8 @@ int main(int argc, char **argv)
 		if (ret == 0) {
 			printf("ok %d %s\n", i + 1, name);
 		} else if (ret == SKIP_CODE) {
-			printf("ok %d %s # SKIP\n", i + 1, name);
+			printf("ok %d %s # SKIP%s%s\n", i + 1, name,
+			       skip[0] ? " " : "", skip);
 		} else {
 			printf("not ok %d %s\n", i + 1, name);
 			failed++;

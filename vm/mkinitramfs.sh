@@ -4,24 +4,30 @@
 #   /bin/            our guest programs, busybox and its applets
 #   /tests/          the test binaries, which /bin/ktap-run runs
 #
-#   vm/mkinitramfs.sh OUT.cpio.gz BINDIR
+#   vm/mkinitramfs.sh OUT.cpio.gz PROGRAM... -- TEST...
 #
-# Everything we build is linked statically, so no libraries are needed.
+# PROGRAMs go to /bin (the one named init is /init), TESTs to /tests: the
+# Makefile names them, so a program or test that no longer exists in the
+# tree does not linger in the guest. Everything we build is linked
+# statically, so no libraries are needed.
 set -euo pipefail
 
-out=${1:?usage: vm/mkinitramfs.sh OUT BINDIR}
-bin=${2:?usage: vm/mkinitramfs.sh OUT BINDIR}
+usage="usage: vm/mkinitramfs.sh OUT PROGRAM... -- TEST..."
+out=${1:?$usage}
+shift
 stage=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
 mkdir -p "$stage"/{bin,sbin,tests,proc,sys,dev,tmp,etc}
-cp "$bin/init" "$stage/init"
-for f in "$bin"/*; do
-	[ -f "$f" ] && [ -x "$f" ] && [ "${f##*/}" != init ] && cp "$f" "$stage/bin/"
+dest=$stage/bin
+for f in "$@"; do
+	case $f in
+	--) dest=$stage/tests ;;
+	*/init) cp "$f" "$stage/init" ;;
+	*) cp "$f" "$dest/" ;;
+	esac
 done
-if [ -d "$bin/tests" ]; then
-	cp "$bin"/tests/* "$stage/tests/"
-fi
+[ -x "$stage/init" ] || { echo "$usage (no init among the programs)" >&2; exit 2; }
 cp /bin/busybox "$stage/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
