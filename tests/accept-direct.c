@@ -17,8 +17,8 @@ static void check_accept(struct io_uring *ring, int lfd,
 	client = t_connect(addr);
 	fds = t_count_fds();
 	ret = t_run(ring, {
-		io_uring_prep_accept_direct(__sqe, lfd, NULL, NULL, 0, slot);
-		__sqe->flags |= sqe_flags;
+		io_uring_prep_accept_direct(t_sqe, lfd, NULL, NULL, 0, slot);
+		t_sqe->flags |= sqe_flags;
 	});
 	t_check_res(ret, 0, "ACCEPT%s with file_index %d returns 0", mode,
 		    slot + 1);
@@ -26,8 +26,8 @@ static void check_accept(struct io_uring *ring, int lfd,
 		mode);
 
 	ret = t_run(ring, {
-		io_uring_prep_send(__sqe, slot, "hello client", 12, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_send(t_sqe, slot, "hello client", 12, 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 12, "SEND on direct socket %d returns 12", slot);
 	ret = recv(client, buf, sizeof(buf), 0);
@@ -37,8 +37,8 @@ static void check_accept(struct io_uring *ring, int lfd,
 	t_assert(send(client, "hello server", 12, 0) == 12, "client send");
 	memset(buf, 0, sizeof(buf));
 	ret = t_run(ring, {
-		io_uring_prep_recv(__sqe, slot, buf, sizeof(buf), 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_recv(t_sqe, slot, buf, sizeof(buf), 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 12, "RECV on direct socket %d returns 12", slot);
 	t_check(!memcmp(buf, "hello server", 12),

@@ -84,7 +84,7 @@ int main(void)
 	t_check(!strcmp(buf, LINE), "RECV buffer holds \"HELO client\"");
 
 	/* Closing the slot is what ends the client's wait for EOF. */
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 0));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 0));
 	t_check_res(ret, 0, "CLOSE of slot 0 returns 0");
 	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
 	t_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,

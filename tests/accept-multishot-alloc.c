@@ -75,8 +75,8 @@ int main(void)
 		if (!seen[s])
 			continue;
 		t_check_res(t_run(&ring, {
-			io_uring_prep_send(__sqe, s, "x", 1, 0);
-			__sqe->flags |= IOSQE_FIXED_FILE;
+			io_uring_prep_send(t_sqe, s, "x", 1, 0);
+			t_sqe->flags |= IOSQE_FIXED_FILE;
 		}), 1, "SEND on allocated slot %d", s);
 	}
 	got = 0;

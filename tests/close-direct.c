@@ -10,10 +10,7 @@ static int read_slot(struct io_uring *ring, int slot)
 {
 	char buf[4];
 
-	return t_run(ring, {
-		io_uring_prep_read(__sqe, slot, buf, sizeof(buf), 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-	});
+	return t_read_slot(ring, slot, buf, sizeof(buf));
 }
 
 int main(void)
@@ -25,14 +22,14 @@ int main(void)
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 4), "register");
 
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD,
 			"/tmp/close-direct.dat", O_RDONLY, 0, 1));
 	t_check_res(ret, 0, "OPENAT into slot 1 returns 0");
 	t_check_res(read_slot(&ring, 1), 4, "READ of slot 1 before CLOSE returns 4");
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 1));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 1));
 	t_check_res(ret, 0, "CLOSE of slot 1 returns 0");
 	t_check_res(read_slot(&ring, 1), -EBADF, "READ of slot 1 after CLOSE fails with -EBADF");
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 1));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 1));
 	t_check_res(ret, -EBADF, "a second CLOSE of slot 1 fails with -EBADF");
 
 	/* The slot's file is really released: its pipe's reader sees EOF. */
@@ -40,24 +37,24 @@ int main(void)
 	ret = io_uring_register_files_update(&ring, 2, &pipefd[1], 1);
 	t_assert(ret == 1, "files_update: %d", ret);
 	close(pipefd[1]);
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 2));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 2));
 	t_check_res(ret, 0, "CLOSE of slot 2 holding a pipe's write end returns 0");
 	t_check(t_sees_eof(pipefd[0]), "the pipe's reader sees EOF after the CLOSE");
 	close(pipefd[0]);
 
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD,
 			"/tmp/close-direct.dat", O_RDONLY, 0, 1));
 	t_check_res(ret, 0, "the closed slot 1 can be filled again");
 	t_check_res(read_slot(&ring, 1), 4, "READ of the refilled slot 1 returns 4");
 
 	/* Bad CLOSEs. */
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 4));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 4));
 	t_check_res(ret, -EINVAL, "CLOSE of slot 4 of a 4-slot table fails with -EINVAL");
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 0));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 0));
 	t_check_res(ret, -EBADF, "CLOSE of the empty slot 0 fails with -EBADF");
 	ret = t_run(&ring, {
-		io_uring_prep_close_direct(__sqe, 1);
-		__sqe->fd = 5;
+		io_uring_prep_close_direct(t_sqe, 1);
+		t_sqe->fd = 5;
 	});
 	t_check_res(ret, -EINVAL, "CLOSE with both fd and file_index fails with -EINVAL");
 	t_check_res(read_slot(&ring, 1), 4, "slot 1 is untouched by the failed CLOSEs");

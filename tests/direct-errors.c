@@ -133,14 +133,10 @@ static void ring_files_refused(void)
 
 	/* Reopening the ring through its magic link fails as open(2) does. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", ring.ring_fd);
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, path,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, path,
 						       O_RDWR, 0, 0));
 	t_check_res(ret, -ENXIO, "OPENAT of %s into a slot fails with -ENXIO", path);
-	ret = t_run(&ring, {
-		io_uring_prep_read(__sqe, 0, path, 1, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-	});
-	t_check_res(ret, -EBADF, "and slot 0 stays empty");
+	t_check(t_slot_empty(&ring, 0), "and slot 0 stays empty");
 	io_uring_queue_exit(&other);
 	io_uring_queue_exit(&ring);
 }
@@ -165,18 +161,13 @@ int main(void)
 		if (c->connect)
 			clients[nr_clients++] = t_connect(&addr);
 		fds += c->connect;
-		t_check_res(t_run(ring, c->prep(__sqe)), c->want, "%s fails with %d",
+		t_check_res(t_run(ring, c->prep(t_sqe)), c->want, "%s fails with %d",
 			    c->claim, c->want);
 		t_check(t_count_fds() == fds, "%s leaves no fd behind", c->claim);
 	}
-	for (int slot = 0; slot < NR_SLOTS; slot++) {
-		char buf[4];
-
-		t_check_res(t_run(&with, {
-			io_uring_prep_read(__sqe, slot, buf, sizeof(buf), 0);
-			__sqe->flags |= IOSQE_FIXED_FILE;
-		}), -EBADF, "after all failures slot %d is still empty", slot);
-	}
+	for (int slot = 0; slot < NR_SLOTS; slot++)
+		t_check(t_slot_empty(&with, slot),
+			"after all failures slot %d is still empty", slot);
 
 	ring_files_refused();
 	for (int i = 0; i < nr_clients; i++)

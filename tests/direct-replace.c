@@ -35,28 +35,25 @@ int main(void)
 	t_assert(!io_uring_register_files_sparse(&ring, 2), "register");
 
 	rfd = pipe_in_slot(&ring, 0);
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 						       O_RDONLY, 0, 0));
 	t_check_res(ret, 0, "OPENAT into the occupied slot 0 returns 0 (RFC: -EEXIST)");
 	t_check(t_sees_eof(rfd), "the replaced pipe end is released: its reader sees EOF");
 	close(rfd);
-	ret = t_run(&ring, {
-		io_uring_prep_read(__sqe, 0, buf, sizeof(buf), 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-	});
+	ret = t_read_slot(&ring, 0, buf, sizeof(buf));
 	t_check(ret == 8 && !memcmp(buf, "abcdefgh", 8),
 		"slot 0 now reads the opened file (res %d)", ret);
 
 	lfd = t_listener(&addr);
 	client = t_connect(&addr);
 	rfd = pipe_in_slot(&ring, 1);
-	ret = t_run(&ring, io_uring_prep_accept_direct(__sqe, lfd, NULL, NULL, 0, 1));
+	ret = t_run(&ring, io_uring_prep_accept_direct(t_sqe, lfd, NULL, NULL, 0, 1));
 	t_check_res(ret, 0, "ACCEPT into the occupied slot 1 returns 0");
 	t_check(t_sees_eof(rfd), "the replaced pipe end is released: its reader sees EOF");
 	close(rfd);
 	ret = t_run(&ring, {
-		io_uring_prep_send(__sqe, 1, "hi", 2, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_send(t_sqe, 1, "hi", 2, 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 2, "slot 1 now holds the connection: SEND returns 2");
 	t_check(recv(client, buf, sizeof(buf), 0) == 2, "the peer receives the bytes");

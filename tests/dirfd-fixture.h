@@ -127,11 +127,11 @@ static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
 static inline int fx_run(struct io_uring *ring, const struct fx_case *c,
 			 int dir, int sub, int fixed, struct statx *stx)
 {
-	int ret = t_run(ring, fx_prep(__sqe, c, dir, sub, fixed, stx));
+	int ret = t_run(ring, fx_prep(t_sqe, c, dir, sub, fixed, stx));
 
 	if (ret >= 0 && (c->op == FX_OPEN || c->op == FX_OPEN2)) {
 		if (fixed)
-			t_assert(!t_run(ring, io_uring_prep_close_direct(__sqe, ret)),
+			t_assert(!t_run(ring, io_uring_prep_close_direct(t_sqe, ret)),
 				 "close slot %d", ret);
 		else
 			close(ret);
@@ -163,7 +163,7 @@ static inline int fx_same_statx(const struct statx *x, const struct statx *y)
 /* Open @path as a direct descriptor in @slot, with no regular fd at all. */
 static inline void fx_open_direct(struct io_uring *ring, const char *path, int slot)
 {
-	int ret = t_run(ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, path,
+	int ret = t_run(ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, path,
 			O_RDONLY | O_DIRECTORY, 0, slot));
 
 	t_assert(ret == 0, "OPENAT %s into slot %d: %d", path, slot, ret);

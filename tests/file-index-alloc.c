@@ -15,16 +15,16 @@
 static int open_alloc(struct io_uring *ring)
 {
 	return t_run(ring, {
-		io_uring_prep_openat(__sqe, AT_FDCWD, PATH, O_RDONLY, 0);
-		__sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		io_uring_prep_openat(t_sqe, AT_FDCWD, PATH, O_RDONLY, 0);
+		t_sqe->file_index = IORING_FILE_INDEX_ALLOC;
 	});
 }
 
 static int accept_alloc(struct io_uring *ring, int lfd)
 {
 	return t_run(ring, {
-		io_uring_prep_accept(__sqe, lfd, NULL, NULL, 0);
-		__sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		io_uring_prep_accept(t_sqe, lfd, NULL, NULL, 0);
+		t_sqe->file_index = IORING_FILE_INDEX_ALLOC;
 	});
 }
 
@@ -32,10 +32,7 @@ static int slot_readable(struct io_uring *ring, int slot)
 {
 	char buf[4];
 
-	return t_run(ring, {
-		io_uring_prep_read(__sqe, slot, buf, sizeof(buf), 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-	}) == 4;
+	return t_read_slot(ring, slot, buf, sizeof(buf)) == 4;
 }
 
 static void whole_table(void)
@@ -59,7 +56,7 @@ static void whole_table(void)
 	ret = open_alloc(&ring);
 	t_check_res(ret, -ENFILE, "OPENAT with ALLOC into a full table fails with -ENFILE");
 
-	ret = t_run(&ring, io_uring_prep_close_direct(__sqe, 2));
+	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 2));
 	t_check_res(ret, 0, "CLOSE of slot 2 returns 0");
 	ret = open_alloc(&ring);
 	t_check_res(ret, 2, "OPENAT with ALLOC picks the freed slot 2");
@@ -93,7 +90,7 @@ static void alloc_range(void)
 	t_check_res(ret, -ENFILE, "OPENAT with ALLOC into a full range fails with -ENFILE");
 
 	/* Slots outside the range are still usable by index. */
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 						       O_RDONLY, 0, 0));
 	t_check_res(ret, 0, "OPENAT into slot 0, outside the range, returns 0");
 

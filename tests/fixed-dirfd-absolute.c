@@ -125,37 +125,37 @@ static int by_ring(struct io_uring *ring, int i, const char *root, int slot)
 	ret = t_run(ring, ({
 		switch (cases[i].op) {
 		case OPEN:
-			io_uring_prep_openat(__sqe, slot, p.p, cases[i].flags, 0);
+			io_uring_prep_openat(t_sqe, slot, p.p, cases[i].flags, 0);
 			break;
 		case OPEN2:
-			io_uring_prep_openat2(__sqe, slot, p.p, &how);
+			io_uring_prep_openat2(t_sqe, slot, p.p, &how);
 			break;
 		case STATX:
-			io_uring_prep_statx(__sqe, slot, p.p, cases[i].flags,
+			io_uring_prep_statx(t_sqe, slot, p.p, cases[i].flags,
 					    STATX_BASIC_STATS, &stx);
 			break;
 		case MKDIR:
-			io_uring_prep_mkdirat(__sqe, slot, p.p, 0755);
+			io_uring_prep_mkdirat(t_sqe, slot, p.p, 0755);
 			break;
 		case SYMLINK:
-			io_uring_prep_symlinkat(__sqe, p.q, slot, p.p);
+			io_uring_prep_symlinkat(t_sqe, p.q, slot, p.p);
 			break;
 		case LINK:
-			io_uring_prep_linkat(__sqe, slot, p.p, slot, p.q, 0);
-			__sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+			io_uring_prep_linkat(t_sqe, slot, p.p, slot, p.q, 0);
+			t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
 			break;
 		case RENAME:
-			io_uring_prep_renameat(__sqe, slot, p.p, slot, p.q, 0);
-			__sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+			io_uring_prep_renameat(t_sqe, slot, p.p, slot, p.q, 0);
+			t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
 			break;
 		case UNLINK:
-			io_uring_prep_unlinkat(__sqe, slot, p.p, 0);
+			io_uring_prep_unlinkat(t_sqe, slot, p.p, 0);
 			break;
 		case RMDIR:
-			io_uring_prep_unlinkat(__sqe, slot, p.p, AT_REMOVEDIR);
+			io_uring_prep_unlinkat(t_sqe, slot, p.p, AT_REMOVEDIR);
 			break;
 		}
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	}));
 	if (ret >= 0 && (cases[i].op == OPEN || cases[i].op == OPEN2))
 		close(ret);
@@ -205,15 +205,15 @@ int main(void)
 	t_assert(!io_uring_queue_init(8, &bare, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 16), "register");
 
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TOP,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, TOP,
 			O_RDONLY | O_DIRECTORY, 0, 0));
 	t_assert(ret == 0, "OPENAT " TOP " into slot 0: %d", ret);
 	ret = t_run(&ring, ({
 		static struct statx stx;
 
-		io_uring_prep_statx(__sqe, 0, "", AT_EMPTY_PATH,
+		io_uring_prep_statx(t_sqe, 0, "", AT_EMPTY_PATH,
 				    STATX_BASIC_STATS, &stx);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	}));
 	if (ret == -EBADF)
 		return t_no_feature("a fixed file as the dirfd of STATX");

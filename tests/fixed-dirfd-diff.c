@@ -152,14 +152,14 @@ int main(void)
 	fx_open_direct(&ring, REG "/sub", 3);
 
 	ret = t_run(&ring, {
-		io_uring_prep_openat(__sqe, 0, "a", O_RDONLY, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-		__sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		io_uring_prep_openat(t_sqe, 0, "a", O_RDONLY, 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
+		t_sqe->file_index = IORING_FILE_INDEX_ALLOC;
 	});
 	if (ret == -EBADF)
 		return t_no_feature("a fixed file as the dirfd of OPENAT");
 	t_check(ret >= 4, "OPENAT relative to slot 0 installs into slot %d", ret);
-	t_run(&ring, io_uring_prep_close_direct(__sqe, ret));
+	t_run(&ring, io_uring_prep_close_direct(t_sqe, ret));
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct fx_case *c = &cases[i];

@@ -23,8 +23,8 @@ static int fstat_slot(struct io_uring *ring, int slot, struct statx *stx,
 {
 	memset(stx, 0, sizeof(*stx));
 	return t_run(ring, {
-		io_uring_prep_fstatx_direct(__sqe, slot, STATX_BASIC_STATS, stx);
-		__sqe->flags |= sqe_flags;
+		io_uring_prep_fstatx_direct(t_sqe, slot, STATX_BASIC_STATS, stx);
+		t_sqe->flags |= sqe_flags;
 	});
 }
 
@@ -66,10 +66,10 @@ static int ring_null(struct io_uring *ring, int fd, int fixed, int flags,
 {
 	memset(stx, 0, sizeof(*stx));
 	return t_run(ring, {
-		io_uring_prep_statx(__sqe, fd, NULL, flags, STATX_BASIC_STATS,
+		io_uring_prep_statx(t_sqe, fd, NULL, flags, STATX_BASIC_STATS,
 				    stx);
 		if (fixed)
-			__sqe->flags |= IOSQE_FIXED_FILE;
+			t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 }
 
@@ -115,7 +115,7 @@ int main(void)
 
 	/* A file that only exists as a direct descriptor. */
 	fds = t_count_fds();
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 						       O_RDONLY, 0, 0));
 	t_assert(ret == 0, "OPENAT into slot 0: %d", ret);
 	ret = fstat_slot(&ring, 0, &stx, 0);
@@ -147,13 +147,13 @@ int main(void)
 	ret = fstat_slot(&bare, 0, &stx, 0);
 	t_check_res(ret, -EBADF, "fstat on a ring without a table fails with -EBADF");
 	ret = t_run(&ring, {
-		io_uring_prep_statx(__sqe, 0, "x", 0, STATX_BASIC_STATS, &stx);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_statx(t_sqe, 0, "x", 0, STATX_BASIC_STATS, &stx);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, -ENOTDIR, "STATX of \"x\" relative to a regular file fails with -ENOTDIR");
 	ret = t_run(&ring, {
-		io_uring_prep_statx(__sqe, 0, "", 0, STATX_BASIC_STATS, &stx);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_statx(t_sqe, 0, "", 0, STATX_BASIC_STATS, &stx);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, -ENOENT, "STATX of \"\" without AT_EMPTY_PATH fails with -ENOENT");
 

@@ -128,13 +128,13 @@ static void combination(int old_fixed, int new_fixed, int cwd, int n)
 		want = want < 0 ? -errno : 0;
 		got = t_run(&ring, ({
 			if (cases[i].op == RENAME)
-				io_uring_prep_renameat(__sqe, odir, o, ndir, nn, 0);
+				io_uring_prep_renameat(t_sqe, odir, o, ndir, nn, 0);
 			else
-				io_uring_prep_linkat(__sqe, odir, o, ndir, nn, 0);
+				io_uring_prep_linkat(t_sqe, odir, o, ndir, nn, 0);
 			if (old_fixed)
-				__sqe->flags |= IOSQE_FIXED_FILE;
+				t_sqe->flags |= IOSQE_FIXED_FILE;
 			if (new_fixed)
-				__sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+				t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
 		}));
 		if (got != want)
 			printf("    %s %s -> %s: syscall %d, ring %d\n",
@@ -165,16 +165,16 @@ static void errors(void)
 		 == 1, "slot 0");
 	for (unsigned int bit = 1; bit < 16; bit++) {
 		ret = t_run(&ring, ({
-			io_uring_prep_renameat(__sqe, 0, "f1", 0, "x", 0);
-			__sqe->flags |= IOSQE_FIXED_FILE;
-			__sqe->ioprio = 1U << bit;
+			io_uring_prep_renameat(t_sqe, 0, "f1", 0, "x", 0);
+			t_sqe->flags |= IOSQE_FIXED_FILE;
+			t_sqe->ioprio = 1U << bit;
 		}));
 		if (ret != -EINVAL)
 			break;
 		ret = t_run(&ring, ({
-			io_uring_prep_linkat(__sqe, 0, "f1", 0, "x", 0);
-			__sqe->flags |= IOSQE_FIXED_FILE;
-			__sqe->ioprio = 1U << bit;
+			io_uring_prep_linkat(t_sqe, 0, "f1", 0, "x", 0);
+			t_sqe->flags |= IOSQE_FIXED_FILE;
+			t_sqe->ioprio = 1U << bit;
 		}));
 		if (ret != -EINVAL)
 			break;
@@ -184,9 +184,9 @@ static void errors(void)
 
 	ret = renameat2(ra, "f1", 1000, "x", 0) < 0 ? -errno : 0;
 	t_check_res(t_run(&ring, ({
-		io_uring_prep_renameat(__sqe, 0, "f1", 5, "x", 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-		__sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		io_uring_prep_renameat(t_sqe, 0, "f1", 5, "x", 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
+		t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
 	})), ret, "RENAMEAT to an empty new-directory slot: what renameat2(2) "
 		    "gives a new dirfd that refers to no file");
 
@@ -197,8 +197,8 @@ static void errors(void)
 	t_assert(io_uring_register_files_update(&ring, fd, (int[]){ -1 }, 1)
 		 == 1, "slot %d empty", fd);
 	ret = t_run(&ring, ({
-		io_uring_prep_linkat(__sqe, 0, "f1", fd, "f1-in-B", 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_linkat(t_sqe, 0, "f1", fd, "f1-in-B", 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	}));
 	t_check(ret == 0 && !access(TOP "/e/B/f1-in-B", F_OK),
 		"LINKAT from a fixed old directory to the regular fd %d (slot "
@@ -219,9 +219,9 @@ int main(void)
 	t_assert(io_uring_register_files_update(&ring, 0, &ret, 1) == 1, "slot");
 	close(ret);
 	ret = t_run(&ring, ({
-		io_uring_prep_renameat(__sqe, 0, "f1", 0, "f3", 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-		__sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		io_uring_prep_renameat(t_sqe, 0, "f1", 0, "f3", 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
+		t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
 	}));
 	if (ret == -EBADF)
 		return t_no_feature("fixed directories of RENAMEAT");

@@ -18,11 +18,11 @@ static int open_in(struct io_uring *ring, int op, int dir, const char *path,
 
 	return t_run(ring, {
 		if (op == IORING_OP_OPENAT)
-			io_uring_prep_openat(__sqe, dir, path, O_RDONLY, 0);
+			io_uring_prep_openat(t_sqe, dir, path, O_RDONLY, 0);
 		else
-			io_uring_prep_openat2(__sqe, dir, path, &how);
-		__sqe->flags |= IOSQE_FIXED_FILE | sqe_flags;
-		__sqe->file_index = file_index;
+			io_uring_prep_openat2(t_sqe, dir, path, &how);
+		t_sqe->flags |= IOSQE_FIXED_FILE | sqe_flags;
+		t_sqe->file_index = file_index;
 	});
 }
 
@@ -39,7 +39,7 @@ int main(void)
 	t_assert(!io_uring_register_files_sparse(&ring, 8), "register");
 	fds = t_count_fds();
 
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TEST_DIR,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, TEST_DIR,
 			O_RDONLY | O_DIRECTORY, 0, 0));
 	t_assert(ret == 0, "OPENAT " TEST_DIR " into slot 0: %d", ret);
 	ret = open_in(&ring, IORING_OP_OPENAT, 0, "f", 2, 0);
@@ -55,17 +55,14 @@ int main(void)
 		ret = open_in(&ring, op, 0, "f", 2, async);
 		t_check_res(ret, 0, "%s%s of \"f\" in directory slot 0 into slot 1 returns 0",
 			    name, mode);
-		ret = t_run(&ring, {
-			io_uring_prep_read(__sqe, 1, buf, sizeof(buf), 0);
-			__sqe->flags |= IOSQE_FIXED_FILE;
-		});
+		ret = t_read_slot(&ring, 1, buf, sizeof(buf));
 		t_check(ret == 16 && !memcmp(buf, "abcdefghijklmnop", 16),
 			"slot 1 reads the file's 16 bytes (%d)", ret);
 		ret = open_in(&ring, op, 0, "f", IORING_FILE_INDEX_ALLOC, async);
 		t_check(ret >= 2 && ret < 8, "%s%s with ALLOC returns a free slot (%d)",
 			name, mode, ret);
 		if (ret >= 0)
-			t_run(&ring, io_uring_prep_close_direct(__sqe, ret));
+			t_run(&ring, io_uring_prep_close_direct(t_sqe, ret));
 		/* Into the fd table works too, relative to a fixed directory. */
 		ret = open_in(&ring, op, 0, "f", 0, async);
 		t_check(ret >= 0, "%s%s into the fd table returns an fd (%d)", name,

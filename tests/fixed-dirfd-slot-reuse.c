@@ -79,7 +79,7 @@ static void round_trip(struct io_uring *ring, int replace)
 	int other, wfd, ret, i;
 
 	t_assert(!mkdir(TEST_DIR, 0755) && !mkfifo(TEST_DIR "/fifo", 0644), "fixture");
-	ret = t_run(ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TEST_DIR,
+	ret = t_run(ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, TEST_DIR,
 			O_RDONLY | O_DIRECTORY, 0, 0));
 	t_assert(ret == 0, "OPENAT " TEST_DIR ": %d", ret);
 
@@ -98,7 +98,7 @@ static void round_trip(struct io_uring *ring, int replace)
 		t_check_res(ret, 1, "directory slot 0 is replaced while the open waits");
 		close(other);
 	} else {
-		ret = t_run(ring, io_uring_prep_close_direct(__sqe, 0));
+		ret = t_run(ring, io_uring_prep_close_direct(t_sqe, 0));
 		t_check_res(ret, 0, "directory slot 0 is closed while the open waits");
 	}
 
@@ -110,17 +110,12 @@ static void round_trip(struct io_uring *ring, int replace)
 	io_uring_cqe_seen(ring, cqe);
 	t_assert(write(wfd, "x", 1) == 1, "write");
 	close(wfd);
-	ret = t_run(ring, {
-		char c;
-
-		io_uring_prep_read(__sqe, 1, &c, 1, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-	});
+	ret = t_read_slot(ring, 1, (char[1]){ 0 }, 1);
 	t_check_res(ret, 1, "slot 1 is the FIFO's read end: READ returns 1");
 
-	t_run(ring, io_uring_prep_close_direct(__sqe, 1));
+	t_run(ring, io_uring_prep_close_direct(t_sqe, 1));
 	if (replace)
-		t_run(ring, io_uring_prep_close_direct(__sqe, 0));
+		t_run(ring, io_uring_prep_close_direct(t_sqe, 0));
 	unlink(TEST_DIR "/fifo");
 	rmdir(TEST_DIR);
 	for (i = 0; i < 500 && free_inodes() < base; i++)
@@ -137,10 +132,10 @@ int main(void)
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 4), "register");
-	t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, "/tmp",
+	t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, "/tmp",
 						 O_RDONLY, 0, 0));
-	ret = t_run(&ring, io_uring_prep_fstatx_direct(__sqe, 0, 0, &(struct statx){ 0 }));
-	t_run(&ring, io_uring_prep_close_direct(__sqe, 0));
+	ret = t_run(&ring, io_uring_prep_fstatx_direct(t_sqe, 0, 0, &(struct statx){ 0 }));
+	t_run(&ring, io_uring_prep_close_direct(t_sqe, 0));
 	if (ret == -EBADF)
 		return t_no_feature("fixed dirfds");
 

@@ -73,7 +73,7 @@ static void directory(const char *fs, const char *top, unsigned int nr)
 	gd_make_dir(dir, nr);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t_assert(fd >= 0, "open %s", dir);
-	t_assert(t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, dir,
+	t_assert(t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, dir,
 			O_RDONLY | O_DIRECTORY, 0, 0)) == 0, "open direct");
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -96,7 +96,7 @@ static void directory(const char *fs, const char *top, unsigned int nr)
 		"reads \".\" and \"..\" again, DIR_EOF only if nothing follows "
 		"(res %d, eof %d)", fs, nr, n, eof);
 
-	t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 0)) == 0,
+	t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 0)) == 0,
 		 "close slot 0");
 	close(fd);
 	gd_remove_dir(dir, nr);

@@ -26,8 +26,8 @@ static char buf[4096];
 /* GETDENTS on the directory in slot 0 with one SQE field changed. */
 #define dir_with(change)                                                \
 	t_run(&ring, ({                                                 \
-		io_uring_prep_getdents(__sqe, 0, buf, sizeof(buf), 0);  \
-		__sqe->flags |= IOSQE_FIXED_FILE;                       \
+		io_uring_prep_getdents(t_sqe, 0, buf, sizeof(buf), 0);  \
+		t_sqe->flags |= IOSQE_FIXED_FILE;                       \
 		change;                                                 \
 	}))
 
@@ -62,7 +62,7 @@ static void not_a_directory(void)
 		    "socket, direct: -ENOTDIR");
 
 	for (int slot = 1; slot <= 3; slot++)
-		t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, slot))
+		t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, slot))
 			 == 0, "close slot %d", slot);
 	close(file);
 	close(sock);
@@ -105,7 +105,7 @@ static void o_path(void)
 	t_check_res(want, -EBADF, "getdents64(2) of an O_PATH fd: -EBADF");
 	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0), want,
 		    "GETDENTS of the O_PATH fd: the same");
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD,
 			TEST_DIR, O_PATH | O_DIRECTORY, 0, 4));
 	t_assert(ret == 0, "open O_PATH into slot 4: %d", ret);
 	t_check_res(gd_getdents(&ring, 4, 1, buf, sizeof(buf), 0), want,
@@ -113,7 +113,7 @@ static void o_path(void)
 	t_check_res(gd_getdents(&ring, 4, 1, buf, sizeof(buf),
 				IORING_GETDENTS_REWIND), want,
 		    "... with REWIND: the same");
-	t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 4)) == 0,
+	t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 4)) == 0,
 		 "close slot 4");
 	close(fd);
 }
@@ -140,24 +140,24 @@ static void bad_fields(void)
 {
 	int ret;
 
-	t_check_res(dir_with(__sqe->ioprio = 1), -EINVAL, "ioprio: -EINVAL");
-	t_check_res(dir_with(__sqe->rw_flags = 2), -EINVAL,
+	t_check_res(dir_with(t_sqe->ioprio = 1), -EINVAL, "ioprio: -EINVAL");
+	t_check_res(dir_with(t_sqe->rw_flags = 2), -EINVAL,
 		    "getdents_flags 2, unknown: -EINVAL");
-	t_check_res(dir_with(__sqe->rw_flags = 1U << 31), -EINVAL,
+	t_check_res(dir_with(t_sqe->rw_flags = 1U << 31), -EINVAL,
 		    "getdents_flags 1 << 31, unknown: -EINVAL");
-	t_check_res(dir_with(__sqe->buf_index = 1), -EINVAL,
+	t_check_res(dir_with(t_sqe->buf_index = 1), -EINVAL,
 		    "buf_index: -EINVAL");
-	t_check_res(dir_with(__sqe->file_index = 1), -EINVAL,
+	t_check_res(dir_with(t_sqe->file_index = 1), -EINVAL,
 		    "file_index / splice_fd_in: -EINVAL");
-	t_check_res(dir_with(__sqe->addr3 = 1), -EINVAL, "addr3: -EINVAL");
-	t_check_res(dir_with(__sqe->__pad2[0] = 1), -EINVAL,
+	t_check_res(dir_with(t_sqe->addr3 = 1), -EINVAL, "addr3: -EINVAL");
+	t_check_res(dir_with(t_sqe->__pad2[0] = 1), -EINVAL,
 		    "__pad2: -EINVAL");
-	ret = dir_with(__sqe->flags |= IOSQE_BUFFER_SELECT);
+	ret = dir_with(t_sqe->flags |= IOSQE_BUFFER_SELECT);
 	t_check(ret == -EINVAL || ret == -EOPNOTSUPP,
 		"IOSQE_BUFFER_SELECT: -EINVAL or -EOPNOTSUPP (%d)", ret);
-	t_check_res(dir_with(__sqe->off = 1), -EINVAL,
+	t_check_res(dir_with(t_sqe->off = 1), -EINVAL,
 		    "off 1 (no positioned read): -EINVAL");
-	t_check_res(dir_with(__sqe->off = -1ULL), -EINVAL,
+	t_check_res(dir_with(t_sqe->off = -1ULL), -EINVAL,
 		    "off -1: -EINVAL");
 }
 

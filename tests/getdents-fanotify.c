@@ -69,11 +69,11 @@ static int count(int fd, int fixed, unsigned int sqe_flags,
 
 	for (int i = 0; i < REQUESTS; i++) {
 		int ret = t_run(&ring, ({
-			io_uring_prep_getdents(__sqe, fd, buf, sizeof(buf),
+			io_uring_prep_getdents(t_sqe, fd, buf, sizeof(buf),
 					       flags);
 			if (fixed)
-				__sqe->flags |= IOSQE_FIXED_FILE;
-			__sqe->flags |= sqe_flags;
+				t_sqe->flags |= IOSQE_FIXED_FILE;
+			t_sqe->flags |= sqe_flags;
 		}));
 
 		*bad += ret < 0;
@@ -105,7 +105,7 @@ static void directory(const char *fs, const char *top)
 	/* opened after the mark, so that the files generate its events */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t_assert(fd >= 0, "open %s", dir);
-	t_assert(t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, dir,
+	t_assert(t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, dir,
 			O_RDONLY | O_DIRECTORY, 0, 0)) == 0, "open direct");
 
 	n = events;
@@ -131,7 +131,7 @@ static void directory(const char *fs, const char *top)
 		"%d GETDENTS, %d events", fs, 2 * REQUESTS, n);
 	t_check(!bad, "%s: every GETDENTS succeeded (%d failed)", fs, bad);
 
-	t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 0)) == 0,
+	t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 0)) == 0,
 		 "close slot 0");
 	close(fd);
 	t_assert(!fanotify_mark(fan, FAN_MARK_REMOVE,

@@ -106,7 +106,7 @@ static void position(const char *fs, const char *dir)
 		"%s: REWIND through the regular fd reads it all", fs);
 	gd_list_free(&l);
 
-	t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 0)) == 0,
+	t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 0)) == 0,
 		 "close slot 0");
 	close(fd);
 	gd_list_free(&ref);

@@ -91,7 +91,7 @@ static void removal(const char *fs, const char *top)
 		int zero = 0;
 
 		gd_make_dir(dir, NR);
-		t_assert(t_run(&ring, io_uring_prep_openat_direct(__sqe,
+		t_assert(t_run(&ring, io_uring_prep_openat_direct(t_sqe,
 			 AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, 0)) == 0,
 			 "open %s direct", dir);
 		t_assert(!pthread_create(&t, NULL, remover, dir), "thread");
@@ -101,7 +101,7 @@ static void removal(const char *fs, const char *top)
 		implausible += !plausible(&l, NR);
 		gone += gd_getdents(&ring, 0, 1, bufs[0], BUFSIZE,
 				    IORING_GETDENTS_REWIND) == -ENOENT;
-		t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 0)) == 0,
+		t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 0)) == 0,
 			 "close slot 0");
 		gd_list_free(&l);
 	}
@@ -129,7 +129,7 @@ static void replacement(const char *fs, const char *top)
 		struct gd_list l = { 0 };
 		int zero = 0;
 
-		t_assert(t_run(&ring, io_uring_prep_openat_direct(__sqe,
+		t_assert(t_run(&ring, io_uring_prep_openat_direct(t_sqe,
 			 AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, 0)) == 0,
 			 "open %s direct", dir);
 		if (round & 1) {
@@ -145,7 +145,7 @@ static void replacement(const char *fs, const char *top)
 								1) == 1,
 				 "files update");
 			odd += batch(0, &l, -EBADF, &zero);
-			t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe,
+			t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe,
 				 0)) == 0, "close slot 0");
 		}
 		implausible += !plausible(&l, NR);

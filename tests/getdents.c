@@ -15,12 +15,12 @@ static struct io_uring ring;
 static int read_direct(const char *path, unsigned int bufsize,
 		       struct gd_list *l)
 {
-	int ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD,
+	int ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD,
 			path, O_RDONLY | O_DIRECTORY, 0, 0));
 
 	t_assert(ret == 0, "open %s direct: %d", path, ret);
 	ret = gd_read_ring(&ring, 0, 1, bufsize, l);
-	t_assert(t_run(&ring, io_uring_prep_close_direct(__sqe, 0)) == 0,
+	t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 0)) == 0,
 		 "close slot 0");
 	return ret;
 }

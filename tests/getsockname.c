@@ -17,9 +17,9 @@ static int gsn(struct io_uring *ring, int fd, int fixed, void *addr,
 	       socklen_t *len, int peer)
 {
 	return t_run(ring, {
-		io_uring_prep_cmd_getsockname(__sqe, fd, addr, len, peer);
+		io_uring_prep_cmd_getsockname(t_sqe, fd, addr, len, peer);
 		if (fixed)
-			__sqe->flags |= IOSQE_FIXED_FILE;
+			t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 }
 
@@ -27,18 +27,18 @@ static int gsn(struct io_uring *ring, int fd, int fixed, void *addr,
 static void direct_listener(struct io_uring *ring, int slot,
 			    struct sockaddr *addr, socklen_t len)
 {
-	int ret = t_run(ring, io_uring_prep_socket_direct(__sqe, addr->sa_family,
+	int ret = t_run(ring, io_uring_prep_socket_direct(t_sqe, addr->sa_family,
 			SOCK_STREAM, 0, slot, 0));
 
 	t_assert(ret == 0, "SOCKET direct: %d", ret);
 	ret = t_run(ring, {
-		io_uring_prep_bind(__sqe, slot, addr, len);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_bind(t_sqe, slot, addr, len);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_assert(ret == 0, "BIND: %d", ret);
 	ret = t_run(ring, {
-		io_uring_prep_listen(__sqe, slot, 8);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_listen(t_sqe, slot, 8);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_assert(ret == 0, "LISTEN: %d", ret);
 }
@@ -69,8 +69,8 @@ static void inet(struct io_uring *ring, int family)
 	t_check(client >= 0 && !connect(client, (struct sockaddr *)&local, len),
 		"%s: a client connects to that port", name);
 	ret = t_run(ring, {
-		io_uring_prep_accept_direct(__sqe, 0, NULL, NULL, 0, 1);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_accept_direct(t_sqe, 0, NULL, NULL, 0, 1);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_assert(ret == 0, "ACCEPT direct: %d", ret);
 	t_assert(!getsockname(client, (struct sockaddr *)&client_local, &clen), "getsockname");
@@ -91,8 +91,8 @@ static void inet(struct io_uring *ring, int family)
 	ret = gsn(ring, 0, 1, &peer, &len, 1);
 	t_check_res(ret, -ENOTCONN, "%s: the peer of a listener fails with -ENOTCONN", name);
 	close(client);
-	t_run(ring, io_uring_prep_close_direct(__sqe, 0));
-	t_run(ring, io_uring_prep_close_direct(__sqe, 1));
+	t_run(ring, io_uring_prep_close_direct(t_sqe, 0));
+	t_run(ring, io_uring_prep_close_direct(t_sqe, 1));
 }
 
 static void unix_sockets(struct io_uring *ring)
@@ -124,7 +124,7 @@ static void unix_sockets(struct io_uring *ring)
 		"unix: the client's peer is the listener's path");
 	close(cli);
 	close(srv);
-	t_run(ring, io_uring_prep_close_direct(__sqe, 2));
+	t_run(ring, io_uring_prep_close_direct(t_sqe, 2));
 	unlink(UNIX_PATH);
 }
 
@@ -181,13 +181,13 @@ int main(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		len = sizeof(addr);
 		ret = t_run(&ring, {
-			io_uring_prep_cmd_getsockname(__sqe, lfd, (void *)&addr, &len, 0);
-			__sqe->ioprio = bad[i].ioprio;
-			__sqe->len = bad[i].len;
-			__sqe->uring_cmd_flags = bad[i].flags;
-			__sqe->file_index = bad[i].optlen;
-			__sqe->__pad1 = bad[i].pad1;
-			__sqe->cmd_op = bad[i].cmd_op;
+			io_uring_prep_cmd_getsockname(t_sqe, lfd, (void *)&addr, &len, 0);
+			t_sqe->ioprio = bad[i].ioprio;
+			t_sqe->len = bad[i].len;
+			t_sqe->uring_cmd_flags = bad[i].flags;
+			t_sqe->file_index = bad[i].optlen;
+			t_sqe->__pad1 = bad[i].pad1;
+			t_sqe->cmd_op = bad[i].cmd_op;
 		});
 		t_check_res(ret, bad[i].want, "GETSOCKNAME with %s fails with %d",
 			    bad[i].field, bad[i].want);

@@ -29,7 +29,7 @@ static void snapshot(unsigned long long *ino)
 {
 	for (int s = 0; s < NR_SLOTS; s++) {
 		struct statx stx;
-		int ret = t_run(&ring, io_uring_prep_fstatx_direct(__sqe, s,
+		int ret = t_run(&ring, io_uring_prep_fstatx_direct(t_sqe, s,
 				STATX_INO, &stx));
 
 		ino[s] = ret ? 0 : stx.stx_ino;
@@ -52,24 +52,24 @@ static int install(enum op op, unsigned int raw, int *fds)
 	ret = t_run(&ring, ({
 		switch (op) {
 		case OPENAT:
-			io_uring_prep_openat(__sqe, AT_FDCWD, DIR_PATH "/f0",
+			io_uring_prep_openat(t_sqe, AT_FDCWD, DIR_PATH "/f0",
 					     O_RDONLY, 0);
 			break;
 		case OPENAT2:
-			io_uring_prep_openat2(__sqe, AT_FDCWD, DIR_PATH "/f0",
+			io_uring_prep_openat2(t_sqe, AT_FDCWD, DIR_PATH "/f0",
 					      &how);
 			break;
 		case ACCEPT:
-			io_uring_prep_accept(__sqe, listener, NULL, NULL, 0);
+			io_uring_prep_accept(t_sqe, listener, NULL, NULL, 0);
 			break;
 		case SOCKET:
-			io_uring_prep_socket(__sqe, AF_INET, SOCK_STREAM, 0, 0);
+			io_uring_prep_socket(t_sqe, AF_INET, SOCK_STREAM, 0, 0);
 			break;
 		case PIPE:
-			io_uring_prep_pipe(__sqe, fds, 0);
+			io_uring_prep_pipe(t_sqe, fds, 0);
 			break;
 		}
-		__sqe->file_index = raw;
+		t_sqe->file_index = raw;
 	}));
 	if (client >= 0)
 		close(client);
@@ -87,9 +87,9 @@ static void fill(void)
 		snprintf(path, sizeof(path), DIR_PATH "/f%d", s);
 		/* liburing 2.3's _direct helpers do not pass ALLOC through */
 		ret = t_run(&ring, {
-			io_uring_prep_openat(__sqe, AT_FDCWD, path,
+			io_uring_prep_openat(t_sqe, AT_FDCWD, path,
 					     O_RDWR | O_CREAT, 0644);
-			__sqe->file_index = IORING_FILE_INDEX_ALLOC;
+			t_sqe->file_index = IORING_FILE_INDEX_ALLOC;
 		});
 		t_assert(ret == s, "ALLOC open %s: %d", path, ret);
 	}
@@ -148,7 +148,7 @@ static void pipe_edges(void)
 		"-EINVAL before it replaces anything (%d)", ret);
 
 	/* one free slot: the read end gets it, the write end finds none */
-	t_assert(!t_run(&ring, io_uring_prep_close_direct(__sqe, 5)),
+	t_assert(!t_run(&ring, io_uring_prep_close_direct(t_sqe, 5)),
 		 "close slot 5");
 	snapshot(before);
 	ret = install(PIPE, IORING_FILE_INDEX_ALLOC, fds);
@@ -158,7 +158,7 @@ static void pipe_edges(void)
 		"-ENFILE and the slot is free again (%d)", ret);
 
 	/* two free slots and an fds[] that cannot be written */
-	t_assert(!t_run(&ring, io_uring_prep_close_direct(__sqe, 9)),
+	t_assert(!t_run(&ring, io_uring_prep_close_direct(t_sqe, 9)),
 		 "close slot 9");
 	snapshot(before);
 	ret = install(PIPE, IORING_FILE_INDEX_ALLOC, (int *)8);

@@ -52,22 +52,22 @@ int main(void)
 	/* One big file, unlinked while only the table holds it open. */
 	t_make_file(TEST_DIR "/big", BIG);
 	big_blocks = base_blocks - free_blocks();
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, TEST_DIR "/big",
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, TEST_DIR "/big",
 						       O_RDONLY, 0, 0));
 	t_check_res(ret, 0, "OPENAT of the big file into slot 0 returns 0");
 	unlink(TEST_DIR "/big");
 	for (int i = 1; i < NR_FILES; i++) {
 		snprintf(path, sizeof(path), TEST_DIR "/f%d", i);
 		close(open(path, O_CREAT | O_WRONLY, 0644));
-		ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, path,
+		ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, path,
 							       O_RDONLY, 0, i));
 		t_assert(ret == 0, "OPENAT of %s into slot %d: %d", path, i, ret);
 		unlink(path);
 	}
-	ret = t_run(&ring, io_uring_prep_accept_direct(__sqe, lfd, NULL, NULL, 0,
+	ret = t_run(&ring, io_uring_prep_accept_direct(t_sqe, lfd, NULL, NULL, 0,
 						       NR_FILES));
 	t_check_res(ret, 0, "ACCEPT into slot %d returns 0", NR_FILES);
-	ret = t_run(&ring, io_uring_prep_socket_direct(__sqe, AF_INET6, SOCK_DGRAM,
+	ret = t_run(&ring, io_uring_prep_socket_direct(t_sqe, AF_INET6, SOCK_DGRAM,
 						       0, NR_FILES + 1, 0));
 	t_check_res(ret, 0, "SOCKET into slot %d returns 0", NR_FILES + 1);
 	ret = io_uring_register_files_update(&ring, NR_FILES + 2, &pipefd[1], 1);

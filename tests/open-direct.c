@@ -10,14 +10,6 @@
 #define NR_SLOTS 8
 #define PATH "/tmp/open-direct.dat"
 
-static int read_slot(struct io_uring *ring, int slot, char *buf, int len)
-{
-	return t_run(ring, {
-		io_uring_prep_read(__sqe, slot, buf, len, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
-	});
-}
-
 static void check_open(struct io_uring *ring, int op, int slot, int sqe_flags)
 {
 	struct open_how how = { .flags = O_RDONLY };
@@ -31,19 +23,19 @@ static void check_open(struct io_uring *ring, int op, int slot, int sqe_flags)
 	fds = t_count_fds();
 	ret = t_run(ring, {
 		if (op == IORING_OP_OPENAT)
-			io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+			io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 						    O_RDONLY, 0, slot);
 		else
-			io_uring_prep_openat2_direct(__sqe, AT_FDCWD, PATH,
+			io_uring_prep_openat2_direct(t_sqe, AT_FDCWD, PATH,
 						     &how, slot);
-		__sqe->flags |= sqe_flags;
+		t_sqe->flags |= sqe_flags;
 	});
 	t_check_res(ret, 0, "%s%s with file_index %d returns 0", name, mode,
 		    slot + 1);
 	t_check(t_count_fds() == fds, "%s%s adds nothing to /proc/self/fd",
 		name, mode);
 	memset(buf, 0, sizeof(buf));
-	ret = read_slot(ring, slot, buf, sizeof(buf));
+	ret = t_read_slot(ring, slot, buf, sizeof(buf));
 	t_check_res(ret, 100, "READ of fixed slot %d after %s%s returns 100",
 		    slot, name, mode);
 	t_check(!memcmp(buf, want, sizeof(want)),
@@ -66,7 +58,7 @@ int main(void)
 	check_open(&ring, IORING_OP_OPENAT2, 7, IOSQE_ASYNC);
 
 	/* The slot holds the file, not a copy of some fd: slot 3 is empty. */
-	ret = read_slot(&ring, 3, (char[8]){ 0 }, 8);
+	ret = t_read_slot(&ring, 3, (char[8]){ 0 }, 8);
 	t_check_res(ret, -EBADF, "READ of an empty slot fails with -EBADF");
 
 	io_uring_queue_exit(&ring);

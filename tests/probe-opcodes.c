@@ -46,10 +46,10 @@ int main(void)
 
 		t_check(!io_uring_opcode_supported(probe, op),
 			"opcode %d is not reported as supported", op);
-		t_check_res(t_run(&ring, io_uring_prep_rw(op, __sqe, -1, NULL, 0, 0)),
+		t_check_res(t_run(&ring, io_uring_prep_rw(op, t_sqe, -1, NULL, 0, 0)),
 			    -EOPNOTSUPP, "opcode %d fails with -EOPNOTSUPP", op);
 	}
-	t_check_res(t_run(&ring, io_uring_prep_rw(IORING_OP_GETDENTS + 1, __sqe,
+	t_check_res(t_run(&ring, io_uring_prep_rw(IORING_OP_GETDENTS + 1, t_sqe,
 						  -1, NULL, 0, 0)),
 		    -EINVAL, "opcode %d, past the last, fails with -EINVAL",
 		    IORING_OP_GETDENTS + 1);

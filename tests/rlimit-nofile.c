@@ -37,30 +37,30 @@ int main(void)
 	ret = open(PATH, O_RDONLY);
 	t_check(ret < 0 && errno == EMFILE,
 		"with RLIMIT_NOFILE %d a regular open() fails with EMFILE", next);
-	ret = t_run(&ring, io_uring_prep_openat(__sqe, AT_FDCWD, PATH, O_RDONLY, 0));
+	ret = t_run(&ring, io_uring_prep_openat(t_sqe, AT_FDCWD, PATH, O_RDONLY, 0));
 	t_check_res(ret, -EMFILE, "OPENAT into the fd table fails with -EMFILE");
 
 	for (int i = 0; i < 8; i++) {
-		ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+		ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 							       O_RDONLY, 0, i));
 		t_check_res(ret, 0, "OPENAT into slot %d succeeds", i);
 	}
 	ret = t_run(&ring, {
-		io_uring_prep_openat(__sqe, AT_FDCWD, PATH, O_RDONLY, 0);
-		__sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		io_uring_prep_openat(t_sqe, AT_FDCWD, PATH, O_RDONLY, 0);
+		t_sqe->file_index = IORING_FILE_INDEX_ALLOC;
 	});
 	t_check_res(ret, 8, "OPENAT with ALLOC succeeds into slot 8");
 	for (int i = 0; i < NR_CONN; i++) {
-		ret = t_run(&ring, io_uring_prep_accept_direct(__sqe, lfd, NULL, NULL,
+		ret = t_run(&ring, io_uring_prep_accept_direct(t_sqe, lfd, NULL, NULL,
 							       0, 16 + i));
 		t_check_res(ret, 0, "ACCEPT into slot %d succeeds", 16 + i);
 	}
-	ret = t_run(&ring, io_uring_prep_socket_direct(__sqe, AF_INET, SOCK_STREAM,
+	ret = t_run(&ring, io_uring_prep_socket_direct(t_sqe, AF_INET, SOCK_STREAM,
 						       0, 24, 0));
 	t_check_res(ret, 0, "SOCKET into slot 24 succeeds");
 	ret = t_run(&ring, {
-		io_uring_prep_send(__sqe, 16, "x", 1, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_send(t_sqe, 16, "x", 1, 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 1, "the accepted slot 16 works: SEND returns 1");
 

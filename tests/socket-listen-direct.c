@@ -11,7 +11,7 @@
 
 static int fixed_fd_install(struct io_uring *ring, int slot, unsigned int flags)
 {
-	return t_run(ring, io_uring_prep_fixed_fd_install(__sqe, slot, flags));
+	return t_run(ring, io_uring_prep_fixed_fd_install(t_sqe, slot, flags));
 }
 
 int main(void)
@@ -31,7 +31,7 @@ int main(void)
 	t_assert(!io_uring_register_files_sparse(&ring, 4), "register");
 	fds = t_count_fds();
 
-	ret = t_run(&ring, io_uring_prep_socket_direct(__sqe, AF_INET, SOCK_STREAM,
+	ret = t_run(&ring, io_uring_prep_socket_direct(t_sqe, AF_INET, SOCK_STREAM,
 						       0, 0, 0));
 	if (ret == -EINVAL) {
 		printf("SKIP: SOCKET has no direct variant here\n");
@@ -39,27 +39,27 @@ int main(void)
 	}
 	t_check_res(ret, 0, "SOCKET into slot 0 returns 0");
 	ret = t_run(&ring, {
-		io_uring_prep_bind(__sqe, 0, (struct sockaddr *)&addr, sizeof(addr));
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_bind(t_sqe, 0, (struct sockaddr *)&addr, sizeof(addr));
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 0, "BIND of slot 0 to 127.0.0.1:%d returns 0", PORT);
 	ret = t_run(&ring, {
-		io_uring_prep_listen(__sqe, 0, 8);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_listen(t_sqe, 0, 8);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 0, "LISTEN on slot 0 returns 0");
 	t_check(t_count_fds() == fds, "the direct listener has no regular fd");
 
 	client = t_connect(&addr);
 	ret = t_run(&ring, {
-		io_uring_prep_accept_direct(__sqe, 0, NULL, NULL, 0, 1);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_accept_direct(t_sqe, 0, NULL, NULL, 0, 1);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 0, "ACCEPT from direct listener 0 into slot 1 returns 0");
 	t_check(t_count_fds() == fds + 1, "only the client's own fd was added");
 	ret = t_run(&ring, {
-		io_uring_prep_send(__sqe, 1, "ping", 4, 0);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_send(t_sqe, 1, "ping", 4, 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, 4, "SEND on the accepted slot 1 returns 4");
 	t_check(recv(client, buf, sizeof(buf), 0) == 4 && !memcmp(buf, "ping", 4),
@@ -87,8 +87,8 @@ int main(void)
 		close(fd);
 
 	ret = t_run(&ring, {
-		io_uring_prep_fixed_fd_install(__sqe, 1, 0);
-		__sqe->flags = 0;
+		io_uring_prep_fixed_fd_install(t_sqe, 1, 0);
+		t_sqe->flags = 0;
 	});
 	t_check_res(ret, -EBADF, "FIXED_FD_INSTALL without IOSQE_FIXED_FILE fails with -EBADF");
 	ret = fixed_fd_install(&ring, 1, 2);

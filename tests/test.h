@@ -50,12 +50,12 @@ __attribute__((constructor)) static void t_line_buffered(void)
 /* A claim about a result code: prints what came back when it differs. */
 #define t_check_res(res, want, ...)                                     \
 	do {                                                            \
-		int __r = (res), __w = (want);                          \
-		t_check(__r == __w, __VA_ARGS__);                       \
-		if (__r != __w)                                         \
-			printf("    got %d (%s), want %d (%s)\n", __r,   \
-			       __r < 0 ? strerror(-__r) : "-", __w,     \
-			       __w < 0 ? strerror(-__w) : "-");         \
+		int t_r = (res), t_w = (want);                          \
+		t_check(t_r == t_w, __VA_ARGS__);                       \
+		if (t_r != t_w)                                         \
+			printf("    got %d (%s), want %d (%s)\n", t_r,   \
+			       t_r < 0 ? strerror(-t_r) : "-", t_w,     \
+			       t_w < 0 ? strerror(-t_w) : "-");         \
 	} while (0)
 
 /* Setup that must work for the test to mean anything. */
@@ -114,14 +114,37 @@ static inline int t_submit_wait(struct io_uring *ring, unsigned long long *data)
 	return ret;
 }
 
-/* Run one prepared SQE and return its cqe->res. */
-#define t_run(ring, prep...)                                            \
+/*
+ * Run one SQE and return its cqe->res. The statement(s) given after @ring
+ * prepare it through t_sqe:
+ *
+ *	ret = t_run(&ring, io_uring_prep_close_direct(t_sqe, 1));
+ */
+#define t_run(ring, ...)                                                \
 	({                                                              \
-		struct io_uring_sqe *__sqe = io_uring_get_sqe(ring);    \
-		t_assert(__sqe, "no sqe");                              \
-		prep;                                                   \
+		struct io_uring_sqe *t_sqe = io_uring_get_sqe(ring);    \
+		t_assert(t_sqe, "no sqe");                              \
+		__VA_ARGS__;                                            \
 		t_submit_wait(ring, NULL);                              \
 	})
+
+/* A fixed READ of up to @len bytes from slot @slot; its cqe->res. */
+static inline int t_read_slot(struct io_uring *ring, int slot, void *buf,
+			      unsigned int len)
+{
+	return t_run(ring, {
+		io_uring_prep_read(t_sqe, slot, buf, len, 0);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
+	});
+}
+
+/* Whether slot @slot is empty: a fixed READ of it fails with -EBADF. */
+static inline int t_slot_empty(struct io_uring *ring, int slot)
+{
+	char c;
+
+	return t_read_slot(ring, slot, &c, 1) == -EBADF;
+}
 
 /* Entries in /proc/self/fd: the process's regular descriptors. */
 static inline int t_count_fds(void)
@@ -156,10 +179,10 @@ static inline long t_nr_files(void)
  */
 #define t_wait_for(cond)                                                \
 	({                                                              \
-		int __ok = 0;                                           \
-		for (int __i = 0; __i < 500 && !(__ok = (cond)); __i++) \
+		int t_ok = 0;                                           \
+		for (int t_i = 0; t_i < 500 && !(t_ok = (cond)); t_i++) \
 			usleep(10000);                                  \
-		__ok;                                                   \
+		t_ok;                                                   \
 	})
 
 /* Whether reading @fd (a pipe's or socket's end) gives EOF within 5 s. */

@@ -18,9 +18,9 @@ static int fsetxattr_slot(struct io_uring *ring, int slot, const char *name,
 			  const char *value, int flags)
 {
 	return t_run(ring, {
-		io_uring_prep_fsetxattr(__sqe, slot, name, value, flags,
+		io_uring_prep_fsetxattr(t_sqe, slot, name, value, flags,
 					strlen(value));
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 }
 
@@ -28,8 +28,8 @@ static int fgetxattr_slot(struct io_uring *ring, int slot, const char *name,
 			  char *value, unsigned int len)
 {
 	return t_run(ring, {
-		io_uring_prep_fgetxattr(__sqe, slot, name, value, len);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_fgetxattr(t_sqe, slot, name, value, len);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 }
 
@@ -42,7 +42,7 @@ int main(void)
 	t_make_file(PATH, 16);
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 4), "register");
-	ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 						       O_RDWR, 0, 0));
 	t_assert(ret == 0, "OPENAT into slot 0: %d", ret);
 
@@ -83,41 +83,41 @@ int main(void)
 		t_check(want_get == -EBADF && want_set == -EBADF,
 			"fgetxattr(2), fsetxattr(2) on an O_PATH fd: -EBADF (%d %d)",
 			want_get, want_set);
-		ret = t_run(&ring, io_uring_prep_openat_direct(__sqe, AT_FDCWD, PATH,
+		ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD, PATH,
 							       O_PATH, 0, 2));
 		t_assert(ret == 0, "OPENAT O_PATH into slot 2: %d", ret);
 		ret = fgetxattr_slot(&ring, 2, "user.nofd", value, sizeof(value));
 		t_check_res(ret, want_get, "FGETXATTR on a direct O_PATH file: the same");
 		ret = fsetxattr_slot(&ring, 2, "user.nofd", "p", 0);
 		t_check_res(ret, want_set, "FSETXATTR on a direct O_PATH file: the same");
-		t_check_res(t_run(&ring, io_uring_prep_fgetxattr(__sqe, opath,
+		t_check_res(t_run(&ring, io_uring_prep_fgetxattr(t_sqe, opath,
 				"user.nofd", value, sizeof(value))), want_get,
 			    "FGETXATTR on the O_PATH fd: the same");
 		memset(value, 0, sizeof(value));
 		t_check(getxattr(PATH, "user.nofd", value, sizeof(value)) == 6 &&
 			!memcmp(value, "direct", 6), "and the value is unchanged");
-		t_assert(!t_run(&ring, io_uring_prep_close_direct(__sqe, 2)),
+		t_assert(!t_run(&ring, io_uring_prep_close_direct(t_sqe, 2)),
 			 "close slot 2");
 		close(opath);
 	}
 
 	/* The path-based ops have no file to fix: they still refuse the flag. */
 	ret = t_run(&ring, {
-		io_uring_prep_getxattr(__sqe, "user.nofd", value, PATH, sizeof(value));
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_getxattr(t_sqe, "user.nofd", value, PATH, sizeof(value));
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, -EBADF, "GETXATTR with IOSQE_FIXED_FILE still fails with -EBADF");
 	ret = t_run(&ring, {
-		io_uring_prep_setxattr(__sqe, "user.nofd", "x", PATH, 0, 1);
-		__sqe->flags |= IOSQE_FIXED_FILE;
+		io_uring_prep_setxattr(t_sqe, "user.nofd", "x", PATH, 0, 1);
+		t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
 	t_check_res(ret, -EBADF, "SETXATTR with IOSQE_FIXED_FILE still fails with -EBADF");
 
 	/* Regular fds work as before. */
-	ret = t_run(&ring, io_uring_prep_openat(__sqe, AT_FDCWD, PATH, O_RDONLY, 0));
+	ret = t_run(&ring, io_uring_prep_openat(t_sqe, AT_FDCWD, PATH, O_RDONLY, 0));
 	t_assert(ret >= 0, "OPENAT: %d", ret);
 	memset(value, 0, sizeof(value));
-	t_check_res(t_run(&ring, io_uring_prep_fgetxattr(__sqe, ret, "user.nofd",
+	t_check_res(t_run(&ring, io_uring_prep_fgetxattr(t_sqe, ret, "user.nofd",
 							 value, sizeof(value))),
 		    6, "FGETXATTR on a regular fd returns 6 as before");
 	close(ret);
