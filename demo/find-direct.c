@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +29,20 @@ static struct io_uring ring;
 static char **paths;
 static size_t nr_paths, cap_paths;
 
-static void die(const char *what, const char *path, int err)
+/* Give up: @what failed with @err, a negative errno (-errno, or a ret). */
+static void die(const char *what, int err)
 {
-	fprintf(stderr, "find-direct: %s %s: %s\n", what, path, strerror(-err));
+	fprintf(stderr, "find-direct: %s: %s\n", what, strerror(-err));
 	exit(1);
+}
+
+/* "@what @path", for die(). */
+static const char *at(const char *what, const char *path)
+{
+	static char msg[PATH_MAX + 32];
+
+	snprintf(msg, sizeof(msg), "%s %s", what, path);
+	return msg;
 }
 
 /* Submit the one prepared SQE and return its result. */
@@ -105,7 +116,7 @@ static void add_path(char *path)
 		cap_paths = cap_paths ? 2 * cap_paths : 256;
 		paths = realloc(paths, cap_paths * sizeof(*paths));
 		if (!paths)
-			die("realloc", "", -ENOMEM);
+			die("realloc", -ENOMEM);
 	}
 	paths[nr_paths++] = path;
 }
@@ -117,7 +128,7 @@ static void walk(int dir, const char *path)
 	int n = 0, eof = 0;
 
 	if (!buf)
-		die("malloc", path, -ENOMEM);
+		die(at("malloc", path), -ENOMEM);
 	while (!eof && (n = run_getdents(dir, buf, &eof)) > 0) {
 		for (int pos = 0; pos < n;) {
 			struct linux_dirent64 *d = (void *)(buf + pos);
@@ -128,21 +139,21 @@ static void walk(int dir, const char *path)
 			if (!strcmp(name, ".") || !strcmp(name, ".."))
 				continue;
 			if (asprintf(&child, "%s/%s", path, name) < 0)
-				die("asprintf", path, -ENOMEM);
+				die(at("asprintf", path), -ENOMEM);
 			add_path(child);
 			if (d->d_type == DT_DIR ||
 			    (d->d_type == DT_UNKNOWN && is_dir(dir, name))) {
 				int sub = open_dir(dir, name);
 
 				if (sub < 0)
-					die("open", child, sub);
+					die(at("open", child), sub);
 				walk(sub, child);
 				close_slot(sub);
 			}
 		}
 	}
 	if (n < 0)
-		die("getdents", path, n);
+		die(at("getdents", path), n);
 	free(buf);
 }
 
@@ -161,17 +172,17 @@ int main(int argc, char **argv)
 	}
 	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret < 0)
-		die("io_uring_queue_init", "", ret);
+		die("io_uring_queue_init", ret);
 	ret = io_uring_register_files_sparse(&ring, SLOTS);
 	if (ret < 0)
-		die("register files", "", ret);
+		die("register files", ret);
 	ret = io_uring_check_getdents(&ring);
 	if (ret <= 0)
-		die("check", "IORING_OP_GETDENTS", ret ?: -EOPNOTSUPP);
+		die("check IORING_OP_GETDENTS", ret ?: -EOPNOTSUPP);
 
 	root = open_dir(-1, argv[1]);
 	if (root < 0)
-		die("open", argv[1], root);
+		die(at("open", argv[1]), root);
 	add_path(strdup(argv[1]));
 	walk(root, argv[1]);
 	close_slot(root);

@@ -29,9 +29,10 @@
 
 static const char *const names[] = { "ACCEPT", "SEND", "RECV" };
 
+/* Give up: @what failed with @err, a negative errno (-errno, or a ret). */
 static void die(const char *what, int err)
 {
-	fprintf(stderr, "greet-demo: %s: %s\n", what, strerror(err));
+	fprintf(stderr, "greet-demo: %s: %s\n", what, strerror(-err));
 	exit(1);
 }
 
@@ -42,7 +43,7 @@ static void show_fds(void)
 	DIR *d = opendir("/proc/self/fd");
 
 	if (!d)
-		die("opendir /proc/self/fd", errno);
+		die("opendir /proc/self/fd", -errno);
 	printf("server:   /proc/self/fd:");
 	while ((de = readdir(d))) {
 		ssize_t n;
@@ -66,7 +67,7 @@ static int client(const struct sockaddr_in *addr, int conns)
 		ssize_t n;
 
 		if (fd < 0 || connect(fd, (const struct sockaddr *)addr, sizeof(*addr)))
-			die("client connect", errno);
+			die("client connect", -errno);
 		n = recv(fd, buf, sizeof(buf) - 1, 0);
 		printf("client:   connection %d received %zd bytes: \"%.*s\"\n", i + 1,
 		       n, (int)strcspn(buf, "\r\n"), buf);
@@ -97,7 +98,7 @@ static void submit_chain(struct io_uring *ring, int lfd, char *buf, size_t len)
 	sqe->flags |= IOSQE_FIXED_FILE;
 	sqe->user_data = 2;
 	if (io_uring_submit(ring) != 3)
-		die("io_uring_submit", EIO);
+		die("io_uring_submit", -EIO);
 	printf("server: submitted ACCEPT(file_index=%d) -> SEND greeting -> RECV "
 	       "as one linked chain, one io_uring_enter()\n", SLOT + 1);
 }
@@ -112,7 +113,7 @@ static int serve_one(struct io_uring *ring, int lfd)
 	for (int i = 0; i < 3; i++) {
 		ret = io_uring_wait_cqe(ring, &cqe);
 		if (ret)
-			die("io_uring_wait_cqe", -ret);
+			die("io_uring_wait_cqe", ret);
 		printf("server:   CQE %-6s res=%d", names[cqe->user_data], cqe->res);
 		if (cqe->user_data == 0 && cqe->res == 0)
 			printf("  (the connection is direct descriptor %d, no fd)", SLOT);
@@ -152,22 +153,22 @@ int main(int argc, char **argv)
 	       u.release, conns);
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret)
-		die("io_uring_queue_init", -ret);
+		die("io_uring_queue_init", ret);
 	ret = io_uring_register_files_sparse(&ring, 16);
 	if (ret)
-		die("register_files_sparse", -ret);
+		die("register_files_sparse", ret);
 
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) ||
 	    listen(lfd, 16) || getsockname(lfd, (struct sockaddr *)&addr, &alen))
-		die("listener", errno);
+		die("listener", -errno);
 	printf("server: ring fd %d with a 16-slot fixed-file table, listener fd %d on 127.0.0.1:%d\n",
 	       ring.ring_fd, lfd, ntohs(addr.sin_port));
 
 	pid = fork();
 	if (pid < 0)
-		die("fork", errno);
+		die("fork", -errno);
 	if (pid == 0)
 		_exit(client(&addr, conns));
 	for (int i = 0; i < conns; i++)

@@ -18,6 +18,22 @@
 #include <sys/stat.h>
 
 /*
+ * Whether the liburing we build against is @maj.@min or newer. 2.3 has no
+ * version macros (2.4 brought them); a helper below that a later liburing
+ * has is only defined when liburing is older than the release that added
+ * it, so the tree builds against both. The release numbers are those we
+ * know of; no liburing newer than 2.3 is packaged for Debian 12, so the
+ * guards have not been built against one yet.
+ */
+#ifdef IO_URING_VERSION_MAJOR
+#define NOFD_LIBURING_AT_LEAST(maj, min)				\
+	(IO_URING_VERSION_MAJOR > (maj) ||				\
+	 (IO_URING_VERSION_MAJOR == (maj) && IO_URING_VERSION_MINOR >= (min)))
+#else
+#define NOFD_LIBURING_AT_LEAST(maj, min)	0
+#endif
+
+/*
  * Opcodes after liburing 2.3's last (SENDMSG_ZC = 48). These are ABI: the
  * numbers match include/uapi/linux/io_uring.h of the kernel.
  */
@@ -75,6 +91,7 @@ struct linux_dirent64 {
 	char		d_name[];
 };
 
+#if !NOFD_LIBURING_AT_LEAST(2, 7)	/* bind and listen came in 2.7 */
 /* Bind the socket @fd (a slot with IOSQE_FIXED_FILE) to @addr. */
 static inline void io_uring_prep_bind(struct io_uring_sqe *sqe, int fd,
 				      const struct sockaddr *addr,
@@ -89,7 +106,9 @@ static inline void io_uring_prep_listen(struct io_uring_sqe *sqe, int fd,
 {
 	io_uring_prep_rw(IORING_OP_LISTEN, sqe, fd, NULL, backlog, 0);
 }
+#endif
 
+#if !NOFD_LIBURING_AT_LEAST(2, 6)	/* fixed_fd_install came in 2.6 */
 /*
  * Install the direct descriptor in slot @fd as a regular fd, O_CLOEXEC
  * unless @flags has IORING_FIXED_FD_NO_CLOEXEC; cqe->res is the new fd.
@@ -101,7 +120,9 @@ static inline void io_uring_prep_fixed_fd_install(struct io_uring_sqe *sqe,
 	sqe->flags = IOSQE_FIXED_FILE;
 	sqe->rw_flags = flags;
 }
+#endif
 
+#if !NOFD_LIBURING_AT_LEAST(2, 11)	/* pipe and pipe_direct came in 2.11 */
 /*
  * pipe2(2) through the ring: cqe->res is 0 and @fds gets the read and the
  * write end. @pipe_flags: O_CLOEXEC, O_NONBLOCK, O_DIRECT,
@@ -128,7 +149,9 @@ static inline void io_uring_prep_pipe_direct(struct io_uring_sqe *sqe,
 	sqe->file_index = file_index == IORING_FILE_INDEX_ALLOC ?
 			  IORING_FILE_INDEX_ALLOC : file_index + 1;
 }
+#endif
 
+#if !NOFD_LIBURING_AT_LEAST(2, 13)	/* cmd_getsockname came in 2.13 */
 /*
  * getsockname(2) (@peer 0) or getpeername(2) (@peer 1) of the socket @fd,
  * a slot with IOSQE_FIXED_FILE. *@sockaddr_len is the buffer's size on
@@ -145,6 +168,7 @@ static inline void io_uring_prep_cmd_getsockname(struct io_uring_sqe *sqe,
 	sqe->addr3 = (unsigned long)sockaddr_len;
 	sqe->file_index = peer;	/* sqe->optlen in newer headers */
 }
+#endif
 
 /*
  * nofd: with IOSQE_FIXED_FILE the directory fd of OPENAT, OPENAT2, STATX,
