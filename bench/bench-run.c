@@ -1,43 +1,85 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench-run: the whole benchmark, in the guest. Runs every mode of the
- * three workloads, interleaved (round 1 of every mode, then round 2, ...)
- * so that drift hits all modes alike, then one more pass of each mode
- * under syscount to count its system calls. Prints CSV on stdout:
+ * bench-run: the whole benchmark, in the guest (or, with --native, the
+ * modes that need no nofd operation on the machine's own kernel). Runs
+ * every workload, mode and parameter for a fixed number of operations:
+ * a short unreported warm-up pass, then seven rounds, interleaved (round 1
+ * of everything, then round 2, ...) so that drift hits all modes alike,
+ * each followed by the costs of the descriptor work on its own (fdcost);
+ * then one more, shorter run of each under syscount to count its system
+ * calls. Prints CSV on stdout:
  *
- *   run,WORKLOAD,SETTING,MODE,THREADS,ROUND,OPS,CLIENT_OPS,SECONDS,CPU_S,FDOPS,NOFILE_LIMIT
- *   sys,WORKLOAD,SETTING,MODE,THREADS,OPS,SYSCALLS,BY_NR
+ *   run,WORKLOAD,MODE,PARAM,ROUND,OPS,CPU_S,SECONDS,FDOPS,NOFILE_LIMIT
+ *   cost,ROUND,INSTALL_NS,FGET_NS,SOCK_NS,REGISTER_NS
+ *   sys,WORKLOAD,MODE,PARAM,OPS,SYSCALLS,BY_NR
  *
- * WORKLOAD conn (server modes a-e), threads (b and d with 1, 2, 4 server
- * threads), files; SETTING default or, for conn b-e also, dt
- * (SINGLE_ISSUER|DEFER_TASKRUN).
- * OPS are what the server (files: the program) completed, CPU_S its CPU
- * time, CLIENT_OPS what the load generator completed in SECONDS.
+ * WORKLOAD and PARAM:
+ *   conn        connections, one exchange each; PARAM connections in
+ *               flight (1, 8, 32); modes a-f (conn-server.c)
+ *   keepalive   PARAM exchanges per connection (1, 10, 100), 8 in flight;
+ *               OPS are exchanges
+ *   files       open, read 4 KiB, close; PARAM files in flight (files.c)
+ *   stat        stat by name, or open + fstat + close; PARAM in flight
+ *   walk        stat every entry of a tree (dirwalk.c); PARAM 0
+ *   thfiles     files with PARAM threads (1, 2, 4), 8 in flight each
+ *   thconn      conn with PARAM server threads, 32 in flight
+ *   conn-dt     conn, io_uring modes, rings with SINGLE_ISSUER |
+ *   files-dt    DEFER_TASKRUN; files likewise
+ * OPS are the operations (connections, files, entries) the measured program
+ * completed, CPU_S its CPU time over them (the server's, for connections).
  *
- *   bench-run [--smoke] [--rounds N]     (programs from $BENCH_BIN or /bin)
+ *   bench-run [--quick | --smoke | --full] [--rounds N] [--native]
+ *             [--no-syscount] [--only WORKLOAD,...]
  *
- * --smoke runs each mode once, briefly, and checks that it works: for the
- * smoke test in `make test`, which asserts nothing about speed.
+ * --quick divides the counts by 5 and runs one round; --full runs the full
+ * counts once; --smoke runs every job once with tiny counts and checks
+ * that it works (the smoke test of `make test`, which asserts nothing
+ * about speed). --native leaves out the jobs that need the nofd kernel.
+ * The programs are in $BENCH_BIN, by default /bin (the guest's).
  */
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "bench.h"
 
+#define TREE	"/tmp/bench-tree"
+
 struct job {
-	const char *workload, *setting, *mode;
-	int threads;
+	const char *workload, *mode;
+	int param;
+	unsigned int flags;
+};
+
+enum {
+	NOFD	= 1,	/* needs an operation only the nofd kernel has */
+	DIRECT	= 2,	/* holds no regular fd per operation: must run with
+			 * none to take and make no fd-table operation */
 };
 
 struct result {
-	unsigned long ops, client_ops, fdops, syscalls;
+	unsigned long ops, fdops, syscalls;
 	double seconds, cpu;
 	int limit;
 	char by_nr[1024];
 };
 
-static double conn_secs = 6, files_secs = 3, traced_secs = 1;
-static char syscount[256], conn_server[256], conn_client[256], files[256];
-static int port = 20000, failures;
+/* Operations per run: connections, exchanges, files, per thread */
+static unsigned long n_conn = 1500, n_exch = 3000, n_files = 2000,
+		     n_thfiles = 1000, n_cost = 20000;
+static int tree_dirs = 2000, tree_files = 20000, native;
+static const char *only;	/* comma-separated workloads, or all */
+static char bin[256];
+static int port = 21000, failures, quiesce_us = 200000;
+
+static const char *prog(const char *name)
+{
+	static char path[4][300];
+	static int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, sizeof(path[0]), "%s/%s", bin, name);
+	return p;
+}
 
 /* Start @argv with its stdout on a pipe; returns the pid, *@out the pipe. */
 static pid_t spawn(char *const argv[], FILE **out)
@@ -46,10 +88,10 @@ static pid_t spawn(char *const argv[], FILE **out)
 	pid_t pid;
 
 	if (pipe(p))
-		die("pipe", errno);
+		die("pipe", -errno);
 	pid = fork();
 	if (pid < 0)
-		die("fork", errno);
+		die("fork", -errno);
 	if (!pid) {
 		dup2(p[1], 1);
 		close(p[0]);
@@ -60,7 +102,7 @@ static pid_t spawn(char *const argv[], FILE **out)
 	close(p[1]);
 	*out = fdopen(p[0], "r");
 	if (!*out)
-		die("fdopen", errno);
+		die("fdopen", -errno);
 	return pid;
 }
 
@@ -85,188 +127,389 @@ static void parse(FILE *f, struct result *r)
 	fclose(f);
 }
 
-static double finish(pid_t pid, const char *what)
+static void finish(pid_t pid, const char *what)
 {
-	struct rusage ru;
 	int status;
 
-	if (wait4(pid, &status, 0, &ru) != pid)
-		die("wait4", errno);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", -errno);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "bench-run: %s failed (status %#x)\n", what,
 			status);
 		failures++;
 	}
-	return cpu_seconds(&ru);
 }
 
-static void run_conn(const struct job *j, int traced, struct result *r)
+static char *num(char *buf, unsigned long v)
 {
-	char threads[16], portstr[16], secs[16];
-	char *server[8] = { 0 }, *client[] = {
-		conn_client, portstr, secs, "32", NULL,
-	};
+	sprintf(buf, "%lu", v);
+	return buf;
+}
+
+/* conn, keepalive, thconn: the server measured, the client driving it */
+static void run_conn(const struct job *j, unsigned long div, int traced,
+		     struct result *r)
+{
+	int conc = 32, exch = 1, threads = 1;
+	unsigned long conns = n_conn;
+	char a[5][24], ready[16] = "";
+	char *server[8] = { 0 }, *client[6];
 	struct result cr = { 0 };
-	char line[64] = "";
 	FILE *sout, *cout;
 	pid_t s, c;
 	int n = 0;
 
-	snprintf(threads, sizeof(threads), "%d", j->threads);
-	snprintf(portstr, sizeof(portstr), "%d", port++);
-	snprintf(secs, sizeof(secs), "%g", traced ? traced_secs : conn_secs);
+	if (!strncmp(j->workload, "conn", 4))
+		conc = j->param;
+	if (!strcmp(j->workload, "keepalive")) {
+		conc = 8;
+		exch = j->param;
+		conns = n_exch / exch;
+	}
+	if (!strcmp(j->workload, "thconn"))
+		threads = j->param;
+	conns = conns / div ? conns / div : 1;
 	if (traced)
-		server[n++] = syscount;
-	server[n++] = conn_server;
+		server[n++] = (char *)prog("syscount");
+	server[n++] = (char *)prog("conn-server");
 	server[n++] = (char *)j->mode;
-	server[n++] = threads;
-	server[n++] = portstr;
-	if (!strcmp(j->setting, "dt"))
+	server[n++] = num(a[0], threads);
+	server[n++] = num(a[1], port);
+	server[n++] = num(a[2], exch);
+	if (!strcmp(j->workload, "conn-dt"))
 		server[n++] = "dt";
+	client[0] = (char *)prog("conn-client");
+	client[1] = a[1];
+	client[2] = num(a[3], conns);
+	client[3] = num(a[4], conc);
+	client[4] = a[2];
+	client[5] = NULL;
+	port++;
 
 	s = spawn(server, &sout);
-	if (!fgets(line, sizeof(line), sout) || strcmp(line, "ready\n"))
-		die("the server did not start", EIO);
+	if (!fgets(ready, sizeof(ready), sout) || strcmp(ready, "ready\n"))
+		die("the server did not start", -EIO);
 	c = spawn(client, &cout);
 	parse(cout, &cr);
 	finish(c, "conn-client");
 	kill(s, SIGTERM);
 	parse(sout, r);
-	r->cpu = finish(s, "conn-server");
-	r->client_ops = cr.ops;
+	finish(s, "conn-server");
 	r->seconds = cr.seconds;
+	/* keep-alive counts exchanges: its cost per request is the point */
+	r->ops *= exch;
+	if (cr.ops != conns) {
+		fprintf(stderr, "bench-run: %s %s %d: %lu of %lu connections\n",
+			j->workload, j->mode, j->param, cr.ops, conns);
+		failures++;
+	}
 }
 
-static void run_files(const struct job *j, int traced, struct result *r)
+/* files, stat, thfiles, walk: the program measures itself */
+static void run_prog(const struct job *j, unsigned long div, int traced,
+		     struct result *r)
 {
-	char secs[16];
-	char *argv[6] = { 0 };
+	char a[3][24];
+	char *argv[8] = { 0 };
 	FILE *out;
 	pid_t pid;
 	int n = 0;
 
-	snprintf(secs, sizeof(secs), "%g", traced ? traced_secs / 2 : files_secs);
 	if (traced)
-		argv[n++] = syscount;
-	argv[n++] = files;
-	argv[n++] = (char *)j->mode;
-	argv[n++] = secs;
-	if (!strcmp(j->setting, "dt"))
-		argv[n++] = "dt";
+		argv[n++] = (char *)prog("syscount");
+	if (!strcmp(j->workload, "walk")) {
+		argv[n++] = (char *)prog("dirwalk");
+		argv[n++] = (char *)j->mode;
+		argv[n++] = TREE;
+	} else {
+		int thread = !strcmp(j->workload, "thfiles");
+		unsigned long count = (thread ? n_thfiles : n_files) / div;
+
+		argv[n++] = (char *)prog("files");
+		argv[n++] = (char *)j->mode;
+		argv[n++] = num(a[0], count ? count : 1);
+		argv[n++] = num(a[1], thread ? 8 : j->param);
+		argv[n++] = num(a[2], thread ? j->param : 1);
+		if (!strcmp(j->workload, "files-dt"))
+			argv[n++] = "dt";
+	}
 	pid = spawn(argv, &out);
 	parse(out, r);
-	finish(pid, "files");
-	r->client_ops = r->ops;
+	finish(pid, j->mode);
 }
 
-static void run(const struct job *j, int traced, struct result *r)
+/*
+ * Let the work a run leaves behind (RCU callbacks freeing its files and
+ * sockets, deferred fputs, TCP timers) happen now, while the guest idles,
+ * rather than in the next run's window, where it would be charged to the
+ * measured process. With -icount sleep=off the idle time costs nothing.
+ */
+static void quiesce(void)
 {
+	sync();
+	usleep(quiesce_us);
+}
+
+static void run(const struct job *j, unsigned long div, int traced,
+		struct result *r)
+{
+	quiesce();
 	memset(r, 0, sizeof(*r));
 	r->limit = -1;
-	if (!strcmp(j->workload, "files"))
-		run_files(j, traced, r);
+	if (!strncmp(j->workload, "conn", 4) ||
+	    !strcmp(j->workload, "keepalive") || !strcmp(j->workload, "thconn"))
+		run_conn(j, div, traced, r);
 	else
-		run_conn(j, traced, r);
+		run_prog(j, div, traced, r);
 	if (!r->ops) {
-		fprintf(stderr, "bench-run: %s %s %s x%d completed nothing\n",
-			j->workload, j->setting, j->mode, j->threads);
+		fprintf(stderr, "bench-run: %s %s %d completed nothing\n",
+			j->workload, j->mode, j->param);
 		failures++;
 	}
 	/* the direct modes must have run with no fd-table operation */
-	if (j->mode[0] == 'd' || !strcmp(j->mode, "e")) {
-		if (r->fdops || r->limit < 0) {
-			fprintf(stderr, "bench-run: %s %s made %lu fd-table "
-				"operations (limit %d)\n", j->workload,
-				j->mode, r->fdops, r->limit);
-			failures++;
-		}
+	if ((j->flags & DIRECT) && (r->fdops || r->limit < 0)) {
+		fprintf(stderr, "bench-run: %s %s made %lu fd-table operations "
+			"(limit %d)\n", j->workload, j->mode, r->fdops,
+			r->limit);
+		failures++;
 	}
 }
 
 static int nr_jobs;
-static struct job jobs[64];
+static struct job jobs[128];
 
-static void add(const char *workload, const char *setting, const char *mode,
-		int threads)
+static void add(const char *workload, const char *mode, int param,
+		unsigned int flags)
 {
-	jobs[nr_jobs++] = (struct job){ workload, setting, mode, threads };
+	char list[128];
+	int listed = !only;
+
+	if ((flags & NOFD) && native)
+		return;
+	snprintf(list, sizeof(list), "%s", only ? only : "");
+	for (char *w = strtok(list, ","); w; w = strtok(NULL, ","))
+		listed |= !strcmp(w, workload);
+	if (!listed)
+		return;
+	jobs[nr_jobs++] = (struct job){ workload, mode, param, flags };
 }
 
 static void plan(void)
 {
-	static const char *const conn_modes[] = { "b", "c", "d", "e" };
-	static const char *const files_modes[] = {
-		"sys", "uring", "uring+reg", "direct", "direct+dirfd",
+	static const struct {
+		const char *mode;
+		unsigned int flags;
+	} conn[] = {
+		{ "a", 0 }, { "b", 0 }, { "c", 0 }, { "d", DIRECT },
+		{ "e", DIRECT }, { "f", 0 },
+	}, files[] = {
+		{ "uring", 0 }, { "uring+reg", 0 }, { "direct", DIRECT },
+		{ "direct+dirfd", NOFD | DIRECT },
+	}, stat[] = {
+		{ "stat-uring", 0 }, { "stat-dirfd", NOFD | DIRECT },
+		{ "stat-open", NOFD | DIRECT },
 	};
-	static const char *const settings[] = { "default", "dt" };
+	static const int depth[] = { 1, 8, 32 }, exch[] = { 1, 10, 100 };
+	static const int threads[] = { 1, 2, 4 };
 
-	add("conn", "default", "a", 1);
-	for (int s = 0; s < 2; s++)
+	for (int m = 0; m < 6; m++)
+		for (int i = 0; i < 3; i++)
+			add("conn", conn[m].mode, depth[i], conn[m].flags);
+	for (int m = 0; m < 6; m++)
+		for (int i = 0; i < 3; i++)
+			add("keepalive", conn[m].mode, exch[i], conn[m].flags);
+	add("files", "sys", 1, 0);
+	for (int m = 0; m < 4; m++)
+		for (int i = 0; i < 3; i++)
+			add("files", files[m].mode, depth[i], files[m].flags);
+	add("stat", "stat-sys", 1, 0);
+	for (int m = 0; m < 3; m++)
+		for (int i = 0; i < 3; i++)
+			add("stat", stat[m].mode, depth[i], stat[m].flags);
+	add("walk", "sys", 0, 0);
+	add("walk", "uring", 0, NOFD);
+	add("walk", "direct", 0, NOFD | DIRECT);
+	for (int i = 0; i < 3; i++) {
+		add("thfiles", "sys", threads[i], 0);
 		for (int m = 0; m < 4; m++)
-			add("conn", settings[s], conn_modes[m], 1);
-	for (int t = 1; t <= 4; t *= 2) {
-		add("threads", "default", "b", t);
-		add("threads", "default", "d", t);
+			add("thfiles", files[m].mode, threads[i],
+			    files[m].flags);
 	}
-	for (int m = 0; m < 5; m++)
-		add("files", "default", files_modes[m], 1);
+	for (int i = 0; i < 3; i++)
+		for (int m = 1; m < 6; m++)
+			add("thconn", conn[m].mode, threads[i], conn[m].flags);
+	for (int m = 1; m < 6; m++)
+		for (int i = 1; i < 3; i++)
+			add("conn-dt", conn[m].mode, depth[i], conn[m].flags);
+	for (int m = 0; m < 4; m++)
+		for (int i = 1; i < 3; i++)
+			add("files-dt", files[m].mode, depth[i], files[m].flags);
 }
 
-/* The programs are in $BENCH_BIN, by default /bin (the guest's). */
-static void find_programs(void)
+static void cost(int round)
 {
-	const char *bin = getenv("BENCH_BIN") ? getenv("BENCH_BIN") : "/bin";
+	char *argv[] = { (char *)prog("fdcost"), NULL, "32", NULL };
+	char count[24], line[256] = "";
+	double install = -1, fget = -1, sock = -1, reg = -1;
+	FILE *out;
+	pid_t pid;
 
-	snprintf(syscount, sizeof(syscount), "%s/syscount", bin);
-	snprintf(conn_server, sizeof(conn_server), "%s/conn-server", bin);
-	snprintf(conn_client, sizeof(conn_client), "%s/conn-client", bin);
-	snprintf(files, sizeof(files), "%s/files", bin);
+	argv[1] = num(count, n_cost);
+	pid = spawn(argv, &out);
+	if (fgets(line, sizeof(line), out))
+		sscanf(line, "install=%lf fget=%lf sock=%lf register=%lf",
+		       &install, &fget, &sock, &reg);
+	fclose(out);
+	finish(pid, "fdcost");
+	printf("cost,%d,%.1f,%.1f,%.1f,%.1f\n", round, install, fget, sock,
+	       reg);
+}
+
+/* The CPU per op of each job's measured rounds. */
+#define MAX_ROUNDS	35
+#define SE_TARGET	0.25	/* % of the mean */
+static double per_op[128][MAX_ROUNDS];
+static int measured[128];
+
+/* Run job @i once, print its line, and keep its CPU per op. */
+static void measure(int i, unsigned long div, int round)
+{
+	const struct job *j = &jobs[i];
+	struct result r;
+
+	run(j, div, 0, &r);
+	printf("run,%s,%s,%d,%d,%lu,%.6f,%.3f,%lu,%d\n", j->workload, j->mode,
+	       j->param, round, r.ops, r.cpu, r.seconds, r.fdops, r.limit);
+	if (r.ops && measured[i] < MAX_ROUNDS)
+		per_op[i][measured[i]++] = r.cpu / r.ops;
+}
+
+/* Whether job @i's mean is known to SE_TARGET % (its standard error). */
+static int settled(int i)
+{
+	double sum = 0, sq = 0, mean, limit;
+	int n = measured[i];
+
+	if (n < 2)
+		return 1;
+	for (int k = 0; k < n; k++)
+		sum += per_op[i][k];
+	mean = sum / n;
+	for (int k = 0; k < n; k++)
+		sq += (per_op[i][k] - mean) * (per_op[i][k] - mean);
+	limit = SE_TARGET / 100 * mean;
+	return sq / (n - 1) / n <= limit * limit;
+}
+
+/* The walk workload's tree, made afresh. */
+static void make_tree(void)
+{
+	char d[24], f[24];
+	char *argv[] = { (char *)prog("dirwalk"), "make", TREE,
+			 num(d, tree_dirs), num(f, tree_files), NULL };
+	FILE *out;
+	pid_t pid;
+
+	if (system("rm -rf " TREE))
+		die("rm -rf " TREE, -EIO);
+	pid = spawn(argv, &out);
+	fclose(out);
+	finish(pid, "dirwalk make");
 }
 
 int main(int argc, char **argv)
 {
-	int rounds = 5, smoke = 0;
+	int rounds = 7, syscount = 1;
+	unsigned long div = 1, traced_div = 5;
 	struct result r;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--smoke"))
-			smoke = 1;
-		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+		if (!strcmp(argv[i], "--quick")) {
+			rounds = 1;
+			div = 5;
+			traced_div = 20;
+			tree_dirs = 200;
+			tree_files = 2000;
+		} else if (!strcmp(argv[i], "--smoke")) {
+			rounds = 1;
+			div = 50;
+			traced_div = 100;
+			tree_dirs = 20;
+			tree_files = 100;
+			n_cost = 200;
+			quiesce_us = 0;	/* nothing is measured */
+		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
 			rounds = atoi(argv[++i]);
-	}
-	if (smoke) {
-		rounds = 1;
-		/* long enough for connections on the debug kernel */
-		conn_secs = 1.5;
-		files_secs = 0.3;
-		traced_secs = 1.5;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	find_programs();
-	plan();
-
-	for (int round = 1; round <= rounds; round++) {
-		for (int i = 0; i < nr_jobs; i++) {
-			const struct job *j = &jobs[i];
-
-			run(j, 0, &r);
-			printf("run,%s,%s,%s,%d,%d,%lu,%lu,%.3f,%.4f,%lu,%d\n",
-			       j->workload, j->setting, j->mode, j->threads,
-			       round, r.ops, r.client_ops, r.seconds, r.cpu,
-			       r.fdops, r.limit);
+		} else if (!strcmp(argv[i], "--native")) {
+			native = 1;
+		} else if (!strcmp(argv[i], "--no-syscount")) {
+			syscount = 0;
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
+		} else if (!strcmp(argv[i], "--full")) {
+			rounds = 1;	/* the full counts, once */
+		} else {
+			fprintf(stderr, "usage: bench-run [--quick|--smoke|--full] "
+				"[--rounds N] [--native] [--no-syscount] "
+				"[--only WORKLOAD,...]\n");
+			return 2;
 		}
 	}
-	for (int i = 0; i < nr_jobs; i++) {
+	snprintf(bin, sizeof(bin), "%s",
+		 getenv("BENCH_BIN") ? getenv("BENCH_BIN") : "/bin");
+	/* in the guest: the same memory layout in every run */
+	if (!native) {
+		FILE *f = fopen("/proc/sys/kernel/randomize_va_space", "w");
+
+		if (f) {
+			fputs("0\n", f);
+			fclose(f);
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	plan();
+	make_tree();
+
+	/*
+	 * Warm up: every job once, short and not reported. The first io_uring
+	 * runs of a boot cost several percent more than later ones (caches
+	 * and pools filling), which would otherwise land in round 1.
+	 */
+	for (int i = 0; rounds > 1 && i < nr_jobs; i++)
+		run(&jobs[i], 20, 0, &r);
+	for (int round = 1; round <= rounds; round++) {
+		for (int i = 0; i < nr_jobs; i++)
+			measure(i, div, round);
+		cost(round);
+	}
+	/*
+	 * In the guest, jobs whose mean is not yet known to SE_TARGET get
+	 * more rounds, interleaved among themselves, up to MAX_ROUNDS.
+	 */
+	for (int round = rounds + 1; !native && rounds > 2 &&
+	     round <= MAX_ROUNDS; round++) {
+		int more = 0;
+
+		for (int i = 0; i < nr_jobs; i++) {
+			if (settled(i))
+				continue;
+			measure(i, div, round);
+			more = 1;
+		}
+		if (!more)
+			break;
+	}
+	for (int i = 0; syscount && i < nr_jobs; i++) {
 		const struct job *j = &jobs[i];
 
-		run(j, 1, &r);
+		run(j, div * traced_div, 1, &r);
 		if (!r.syscalls) {
 			fprintf(stderr, "bench-run: no syscalls counted for %s "
 				"%s\n", j->workload, j->mode);
 			failures++;
 		}
-		printf("sys,%s,%s,%s,%d,%lu,%lu,%s\n", j->workload, j->setting,
-		       j->mode, j->threads, r.ops, r.syscalls, r.by_nr);
+		printf("sys,%s,%s,%d,%lu,%lu,%s\n", j->workload, j->mode,
+		       j->param, r.ops, r.syscalls, r.by_nr);
 	}
 	if (failures)
 		fprintf(stderr, "bench-run: %d failures\n", failures);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * conn-client: the load generator of the connection benchmark. Keeps
- * CONCURRENCY connections in flight to 127.0.0.1:PORT for SECONDS: connect,
- * read the 16-byte greeting, send a 16-byte line, wait for the server to
- * close, close, start the next. Prints "conns=N seconds=S" (connections
- * completed, wall time).
+ * conn-client: the load generator of the connection benchmarks. Makes CONNS
+ * connections to 127.0.0.1:PORT, CONCURRENCY of them in flight at a time:
+ * connect, then EXCHANGES times read the server's 16-byte message and send
+ * a 16-byte line, then wait for the server to close, close, start the next.
+ * Prints "conns=N failed=N seconds=S" (connections completed, wall time).
  *
- *   conn-client PORT SECONDS CONCURRENCY
+ *   conn-client PORT CONNS CONCURRENCY EXCHANGES
  */
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -19,11 +19,12 @@
 
 struct conn {
 	int fd;
-	int got;	/* greeting bytes read so far */
+	int got;	/* bytes of the current message read so far */
+	int left;	/* exchanges still to do */
 };
 
 static struct sockaddr_in addr = { .sin_family = AF_INET };
-static int ep;
+static int ep, exchanges;
 
 static void start(struct conn *c)
 {
@@ -31,36 +32,36 @@ static void start(struct conn *c)
 
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	c->got = 0;
+	c->left = exchanges;
 	if (c->fd < 0)
-		die("socket", errno);
+		die("socket", -errno);
 	if (connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) &&
 	    errno != EINPROGRESS)
-		die("connect", errno);
+		die("connect", -errno);
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev))
-		die("epoll_ctl", errno);
+		die("epoll_ctl", -errno);
 }
 
 /*
  * Progress on @c: 0 while it is in flight; once the server closed it, 1 if
- * the exchange was complete, -1 if not.
+ * every exchange was complete, -1 if not.
  */
 static int step(struct conn *c)
 {
 	char buf[MSG_LEN];
-	size_t want = c->got < MSG_LEN ? (size_t)(MSG_LEN - c->got) : sizeof(buf);
-	ssize_t n = read(c->fd, buf, want);
+	ssize_t n = read(c->fd, buf, c->left ? MSG_LEN - c->got : MSG_LEN);
 
 	if (n < 0 && errno == EAGAIN)
 		return 0;
 	if (n <= 0) {		/* EOF from the server (or an error): done */
 		close(c->fd);
-		return c->got == MSG_LEN ? 1 : -1;
+		return c->left ? -1 : 1;
 	}
-	if (c->got < MSG_LEN) {
-		c->got += n;
-		if (c->got == MSG_LEN &&
-		    send(c->fd, LINE, MSG_LEN, MSG_NOSIGNAL) != MSG_LEN)
-			die("send", errno);
+	if (c->left && (c->got += n) == MSG_LEN) {
+		c->got = 0;
+		c->left--;
+		if (send(c->fd, LINE, MSG_LEN, MSG_NOSIGNAL) != MSG_LEN)
+			die("send", -errno);
 	}
 	return 0;
 }
@@ -68,32 +69,33 @@ static int step(struct conn *c)
 int main(int argc, char **argv)
 {
 	struct epoll_event evs[64];
-	unsigned long done = 0, failed = 0;
-	double t0, end, secs;
+	unsigned long total, started = 0, done = 0, failed = 0;
 	struct conn *conns;
-	int conc;
+	int conc, active = 0;
+	double t0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: conn-client PORT SECONDS CONCURRENCY\n");
+	if (argc != 5) {
+		fprintf(stderr, "usage: conn-client PORT CONNS CONCURRENCY "
+			"EXCHANGES\n");
 		return 2;
 	}
 	addr.sin_port = htons(atoi(argv[1]));
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	secs = atof(argv[2]);
+	total = strtoul(argv[2], NULL, 10);
 	conc = atoi(argv[3]);
-	if (conc < 1 || conc > MAX_CONC)
-		die("concurrency", EINVAL);
+	exchanges = atoi(argv[4]);
+	if (conc < 1 || conc > MAX_CONC || exchanges < 1)
+		die("concurrency or exchanges", -EINVAL);
 	conns = calloc(conc, sizeof(*conns));
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (!conns || ep < 0)
-		die("setup", errno);
+		die("setup", -errno);
 
 	t0 = now();
-	end = t0 + secs;
-	for (int i = 0; i < conc; i++)
+	for (int i = 0; i < conc && started < total; i++, started++, active++)
 		start(&conns[i]);
-	while (now() < end) {
-		int n = epoll_wait(ep, evs, 64, 100);
+	while (active) {
+		int n = epoll_wait(ep, evs, 64, -1);
 
 		for (int i = 0; i < n; i++) {
 			struct conn *c = evs[i].data.ptr;
@@ -105,9 +107,14 @@ int main(int argc, char **argv)
 				done++;
 			else
 				failed++;
-			start(c);
+			active--;
+			if (started < total) {
+				start(c);
+				started++;
+				active++;
+			}
 		}
 	}
 	printf("conns=%lu failed=%lu seconds=%.3f\n", done, failed, now() - t0);
-	return 0;
+	return failed ? 1 : 0;
 }

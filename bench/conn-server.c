@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * conn-server: the article's workload, server side. Per connection: accept,
- * send a 16-byte greeting, receive the client's 16-byte line, close. One
- * ring (or epoll instance) per thread, all accepting on one listener.
+ * then EXCHANGES times send a 16-byte message (the first is the greeting)
+ * and receive the client's 16-byte line, then close. EXCHANGES 1 is the
+ * article's accept -> greet -> recv -> close; more make a keep-alive
+ * connection. One ring (or epoll instance) per thread, all accepting on
+ * one listener.
  *
- *   conn-server MODE THREADS PORT [dt]
+ *   conn-server MODE THREADS PORT EXCHANGES [dt]
  *
  * MODE a  epoll + accept4 + send/recv/close (the classic server)
  *      b  io_uring, regular fds: ACCEPT, SEND -> RECV (linked), CLOSE
@@ -14,14 +17,18 @@
  *         (the seed's design)
  *      e  multishot ACCEPT direct with IORING_FILE_INDEX_ALLOC, then
  *         SEND -> RECV, CLOSE direct
+ *      f  e with regular fds: multishot ACCEPT into the fd table, then
+ *         SEND -> RECV, CLOSE (e's twin, to tell multishot from direct)
  * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
  *
+ * Every exchange after the first is SEND -> RECV linked on the fd or slot.
  * All io_uring modes share one loop: submit what is queued, wait for one
  * completion, handle every completion there is. Prints "ready" when it
  * listens; on SIGTERM it stops and prints
- * "conns=N fdops=N nofile_limit=N", fdops being the fd-table installs and
- * removals it caused (accept4, ACCEPT, close, CLOSE of an fd). Modes d and e
- * run with RLIMIT_NOFILE locked (bench.h), which proves their count of 0.
+ * "conns=N cpu=S fdops=N nofile_limit=N": cpu is the CPU time of all its
+ * threads from "ready" on, fdops the fd-table installs and removals it
+ * caused (accept4, ACCEPT, close, CLOSE of an fd). Modes d and e run with
+ * RLIMIT_NOFILE locked (bench.h), which proves their count of 0.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -42,10 +49,12 @@ struct worker {
 	char mode;
 	int dt;
 	int lfd;
+	int exchanges;
 	unsigned long conns, fdops;
 	struct io_uring ring;
 	int free_slots[SLOTS], nr_free;
 	unsigned char accepted[SLOTS];
+	int left[MAX_FD];		/* exchanges still to do, per fd or slot */
 	char buf[MAX_FD][MSG_LEN];	/* recv buffer per fd or slot */
 };
 
@@ -63,6 +72,17 @@ static inline uint64_t ud(int op, int idx)
 	return (uint64_t)op << 32 | (uint32_t)idx;
 }
 
+/* Does @w talk to its connections through fixed-file slots? */
+static int fixed(const struct worker *w)
+{
+	return w->mode == 'c' || w->mode == 'd' || w->mode == 'e';
+}
+
+static int multishot(const struct worker *w)
+{
+	return w->mode == 'e' || w->mode == 'f';
+}
+
 static struct io_uring_sqe *sqe_get(struct worker *w)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
@@ -71,7 +91,7 @@ static struct io_uring_sqe *sqe_get(struct worker *w)
 		io_uring_submit(&w->ring);
 		sqe = io_uring_get_sqe(&w->ring);
 		if (!sqe)
-			die("no sqe", EBUSY);
+			die("no sqe", -EBUSY);
 	}
 	return sqe;
 }
@@ -112,6 +132,11 @@ static void queue_accept(struct worker *w)
 		io_uring_prep_multishot_accept_direct(sqe, w->lfd, NULL, NULL, 0);
 		sqe->user_data = ud(OP_ACCEPT, 0);
 		break;
+	case 'f':
+		io_uring_prep_multishot_accept(sqe, w->lfd, NULL, NULL,
+					       SOCK_CLOEXEC);
+		sqe->user_data = ud(OP_ACCEPT, 0);
+		break;
 	}
 }
 
@@ -134,12 +159,15 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 
 	switch (w->mode) {
 	case 'b':
-		queue_accept(w);
+	case 'f':
+		if (w->mode == 'b' || !(cqe->flags & IORING_CQE_F_MORE))
+			queue_accept(w);
 		if (res < 0)
 			return;
 		if (res >= MAX_FD)
-			die("fd past the buffers", EMFILE);
+			die("fd past the buffers", -EMFILE);
 		w->fdops++;
+		w->left[res] = w->exchanges;
 		queue_talk(w, res, 0);
 		return;
 	case 'c':
@@ -149,23 +177,28 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 		w->fdops += 2;	/* the install by ACCEPT, close() */
 		slot = w->free_slots[--w->nr_free];
 		if (io_uring_register_files_update(&w->ring, slot, &res, 1) != 1)
-			die("IORING_REGISTER_FILES_UPDATE", EINVAL);
+			die("IORING_REGISTER_FILES_UPDATE", -EINVAL);
 		close(res);
+		w->left[slot] = w->exchanges;
 		queue_talk(w, slot, 1);
 		return;
 	case 'd':
 		/* its SEND and RECV follow in the chain */
 		queue_accept(w);
-		if (res < 0)
+		if (res < 0) {
 			w->free_slots[w->nr_free++] = idx;
-		else
+		} else {
 			w->accepted[idx] = 1;
+			w->left[idx] = w->exchanges;
+		}
 		return;
 	case 'e':
 		if (!(cqe->flags & IORING_CQE_F_MORE))
 			queue_accept(w);
-		if (res >= 0)
+		if (res >= 0) {
+			w->left[res] = w->exchanges;
 			queue_talk(w, res, 1);
+		}
 		return;
 	}
 }
@@ -183,8 +216,12 @@ static void on_cqe(struct worker *w, struct io_uring_cqe *cqe)
 	case OP_RECV:
 		if (w->mode == 'd' && !w->accepted[idx])
 			break;	/* its ACCEPT failed: nothing to close */
+		if (--w->left[idx] > 0 && cqe->res == MSG_LEN) {
+			queue_talk(w, idx, fixed(w));
+			break;
+		}
 		w->accepted[idx] = 0;
-		queue_close(w, idx, w->mode != 'b');
+		queue_close(w, idx, fixed(w));
 		break;
 	case OP_CLOSE:
 		if (w->mode == 'c' || w->mode == 'd')
@@ -210,7 +247,7 @@ static void run_uring(struct worker *w)
 	for (int i = 0; i < SLOTS; i++)
 		w->free_slots[i] = SLOTS - 1 - i;
 	w->nr_free = SLOTS;
-	for (int i = 0; i < (w->mode == 'e' ? 1 : ACCEPTS); i++)
+	for (int i = 0; i < (multishot(w) ? 1 : ACCEPTS); i++)
 		queue_accept(w);
 	pthread_barrier_wait(&ready);
 
@@ -237,7 +274,7 @@ static void run_epoll(struct worker *w)
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, w->lfd, &ev))
-		die("epoll", errno);
+		die("epoll", -errno);
 	pthread_barrier_wait(&ready);
 	while (!stop) {
 		int n = epoll_wait(ep, evs, 64, -1);
@@ -247,8 +284,12 @@ static void run_epoll(struct worker *w)
 			char buf[MSG_LEN];
 
 			if (fd != w->lfd) {
-				/* the line, or an error or EOF: done either way */
-				recv(fd, buf, sizeof(buf), 0);
+				/* the line, or an error or EOF */
+				if (recv(fd, buf, sizeof(buf), 0) == MSG_LEN &&
+				    --w->left[fd] > 0) {
+					send(fd, GREETING, MSG_LEN, MSG_NOSIGNAL);
+					continue;
+				}
 				close(fd);
 				w->fdops++;
 				w->conns++;
@@ -259,10 +300,13 @@ static void run_epoll(struct worker *w)
 				struct epoll_event cev = { .events = EPOLLIN,
 							   .data.fd = fd };
 
+				if (fd >= MAX_FD)
+					die("fd past the buffers", -EMFILE);
 				w->fdops++;
+				w->left[fd] = w->exchanges;
 				send(fd, GREETING, MSG_LEN, MSG_NOSIGNAL);
 				if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev))
-					die("epoll_ctl", errno);
+					die("epoll_ctl", -errno);
 			}
 		}
 	}
@@ -290,17 +334,22 @@ int main(int argc, char **argv)
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	unsigned long conns = 0, fdops = 0;
 	struct worker *w;
-	int threads, lfd, one = 1, limit = -1, sig;
+	int threads, lfd, one = 1, limit = -1, sig, exchanges;
+	double cpu0, cpu;
 	sigset_t set;
 
-	if (argc < 4 || !strchr("abcde", argv[1][0]) || !argv[1][0]) {
-		fprintf(stderr, "usage: conn-server a|b|c|d|e THREADS PORT [dt]\n");
+	if (argc < 5 || !strchr("abcdef", argv[1][0]) || !argv[1][0]) {
+		fprintf(stderr, "usage: conn-server a|b|c|d|e|f THREADS PORT "
+			"EXCHANGES [dt]\n");
 		return 2;
 	}
+	exchanges = atoi(argv[4]);
+	if (exchanges < 1)
+		die("exchanges", -EINVAL);
 	threads = atoi(argv[2]);
 	w = calloc(threads, sizeof(*w));
 	if (!w || threads < 1)
-		die("threads", EINVAL);
+		die("threads", -EINVAL);
 
 	/* SIGUSR1 (no SA_RESTART) interrupts the workers' waits */
 	sigaction(SIGUSR1, &sa, NULL);
@@ -316,17 +365,18 @@ int main(int argc, char **argv)
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) ||
 	    listen(lfd, 4096))
-		die("listen", errno);
+		die("listen", -errno);
 
 	for (int i = 0; i < threads; i++) {
 		w[i].mode = argv[1][0];
-		w[i].dt = argc > 4 && !strcmp(argv[4], "dt");
+		w[i].dt = argc > 5 && !strcmp(argv[5], "dt");
 		w[i].lfd = lfd;
+		w[i].exchanges = exchanges;
 	}
 	pthread_barrier_init(&ready, NULL, threads + 1);
 	for (int i = 0; i < threads; i++)
 		if (pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
-			die("pthread_create", errno);
+			die("pthread_create", -errno);
 	pthread_barrier_wait(&ready);
 	/* d and e hold no fd per connection: leave them none to take */
 	if (w[0].mode == 'd' || w[0].mode == 'e')
@@ -334,10 +384,12 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 	window_mark();
+	cpu0 = cpu_self();
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigwait(&set, &sig);
+	cpu = cpu_self() - cpu0;
 	window_mark();
 	stop = 1;
 	for (int i = 0; i < threads; i++) {
@@ -349,6 +401,7 @@ int main(int argc, char **argv)
 		conns += w[i].conns;
 		fdops += w[i].fdops;
 	}
-	printf("conns=%lu fdops=%lu nofile_limit=%d\n", conns, fdops, limit);
+	printf("conns=%lu cpu=%.6f fdops=%lu nofile_limit=%d\n", conns, cpu,
+	       fdops, limit);
 	return 0;
 }

@@ -1,22 +1,36 @@
 // SPDX-License-Identifier: MIT
 /*
- * files: the file workload of the benchmark. Over a set of 256 files of
- * 4 KiB in one directory, again and again for SECONDS: open one, read its
- * 4 KiB, close it; one file at a time, each relative to the directory.
+ * files: the file workloads of the benchmark. Over 256 files of 4 KiB in
+ * one directory, COUNT times per thread: open one file relative to the
+ * directory, read its 4 KiB, close it (or, for the stat modes, stat it),
+ * DEPTH files in flight at a time, in THREADS threads of one process with a
+ * ring each.
  *
- *   files MODE SECONDS [dt]
+ *   files MODE COUNT DEPTH THREADS [dt]
  *
- * MODE sys           openat(2), read(2), close(2) with a dirfd
- *      uring         io_uring with regular fds: OPENAT, then READ -> CLOSE
- *      uring+reg     OPENAT, FILES_UPDATE + close(), then fixed READ ->
- *                    CLOSE direct (the article's detour)
- *      direct        OPENAT direct -> fixed READ -> CLOSE direct, one chain
- *      direct+dirfd  the same with the directory as a fixed file (nofd)
+ * MODE sys           openat(2), read(2), close(2) (DEPTH does not apply)
+ *      uring         io_uring, regular fds: DEPTH OPENATs, then DEPTH
+ *                    READ -> CLOSE chains
+ *      uring+reg     DEPTH OPENATs, one FILES_UPDATE and DEPTH close(2)s,
+ *                    then DEPTH fixed READ -> CLOSE direct chains (the
+ *                    article's detour)
+ *      direct        DEPTH OPENAT direct -> fixed READ -> CLOSE direct
+ *                    chains
+ *      direct+dirfd  the same with the directory a fixed file (nofd)
+ *      stat-sys      fstatat(2) by name
+ *      stat-uring    DEPTH STATX by name, relative to the regular dirfd
+ *      stat-dirfd    the same relative to the directory as a fixed file
+ *                    (nofd)
+ *      stat-open     DEPTH OPENAT direct -> STATX of the direct descriptor
+ *                    -> CLOSE direct chains (nofd: fstat of a slot)
  * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
  *
- * Prints "ops=N seconds=S cpu=S fdops=N nofile_limit=N"; the direct modes
- * run with RLIMIT_NOFILE locked (bench.h), which proves their fdops of 0.
+ * Prints "ops=N cpu=S seconds=S fdops=N nofile_limit=N": cpu is the CPU
+ * time of all threads over the measured loop, fdops the fd-table installs
+ * and removals it made. The modes that hold no regular fd per file run with
+ * RLIMIT_NOFILE locked (bench.h), which proves their fdops of 0.
  */
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "bench.h"
@@ -24,14 +38,37 @@
 #define DIR_PATH	"/tmp/bench-files"
 #define NR_FILES	256
 #define FILE_SIZE	4096
+#define MAX_DEPTH	64
 
-static struct io_uring ring;
-static char buf[FILE_SIZE];
+enum mode {
+	SYS, URING, URING_REG, DIRECT, DIRECT_DIRFD,
+	STAT_SYS, STAT_URING, STAT_DIRFD, STAT_OPEN, NR_MODES
+};
+
+static const char *const mode_names[NR_MODES] = {
+	"sys", "uring", "uring+reg", "direct", "direct+dirfd",
+	"stat-sys", "stat-uring", "stat-dirfd", "stat-open",
+};
+
+struct worker {
+	pthread_t thread;
+	int id;
+	struct io_uring ring;
+	char buf[MAX_DEPTH][FILE_SIZE];
+	struct statx stx[MAX_DEPTH];
+	unsigned long fdops;
+};
+
+static enum mode mode;
+static unsigned long count;
+static int depth, dir_fd, dt;
 static char names[NR_FILES][8];
-static unsigned long fdops;
+static pthread_barrier_t ready, start, done, leave;
 
 static void make_files(void)
 {
+	char buf[FILE_SIZE];
+
 	memset(buf, 'x', sizeof(buf));
 	mkdir(DIR_PATH, 0755);
 	for (int i = 0; i < NR_FILES; i++) {
@@ -42,161 +79,273 @@ static void make_files(void)
 		snprintf(path, sizeof(path), DIR_PATH "/%.7s", names[i]);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || write(fd, buf, FILE_SIZE) != FILE_SIZE)
-			die(path, errno);
+			die(path, -errno);
 		close(fd);
 	}
 }
 
-/*
- * Submit what is queued and wait for its @n completions in one
- * io_uring_enter; *@res0 gets the result of the request with user_data 0.
- */
-static void reap(unsigned int n, int *res0)
+/* An SQE of @w's ring; @data becomes its user_data after the prep. */
+static struct io_uring_sqe *sqe_of(struct worker *w)
 {
-	int ret = io_uring_submit_and_wait(&ring, n);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe)
+		die("no sqe", -EBUSY);
+	return sqe;
+}
+
+/* user_data: i OPENAT of file i, then its READ, STATX, CLOSE */
+#define UD_READ(i)	(256 + (i))
+#define UD_CLOSE(i)	(512 + (i))
+#define UD_STATX(i)	(768 + (i))
+
+/*
+ * Submit what is queued, wait for its @n completions in one io_uring_enter,
+ * and check them: a read must return the whole file; the result of request
+ * i < MAX_DEPTH goes to @res[i] if @res is given.
+ */
+static void reap(struct worker *w, unsigned int n, int *res)
+{
+	int ret = io_uring_submit_and_wait(&w->ring, n);
 
 	if (ret < 0)
 		die("io_uring_submit_and_wait", ret);
 	for (unsigned int i = 0; i < n; i++) {
 		struct io_uring_cqe *cqe;
 
-		ret = io_uring_wait_cqe(&ring, &cqe);
+		ret = io_uring_wait_cqe(&w->ring, &cqe);
 		if (ret < 0)
 			die("io_uring_wait_cqe", ret);
 		if (cqe->res < 0)
-			die("request", cqe->res);
-		if (cqe->user_data == 0 && res0)
-			*res0 = cqe->res;
-		if (cqe->user_data == 1 && cqe->res != FILE_SIZE)
-			die("short read", EIO);
-		io_uring_cqe_seen(&ring, cqe);
+			die(mode_names[mode], cqe->res);
+		if (cqe->user_data >= UD_READ(0) && cqe->user_data < UD_CLOSE(0)
+		    && cqe->res != FILE_SIZE)
+			die("short read", -EIO);
+		if (res && cqe->user_data < MAX_DEPTH)
+			res[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(&w->ring, cqe);
 	}
 }
 
-/* Queue one request: @prep on `sqe`, then its user_data and flags. */
-#define queue(data, sqe_flags, prep)                                    \
-	do {                                                            \
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);     \
-		prep;                                                   \
-		sqe->user_data = (data);                                \
-		sqe->flags |= (sqe_flags);                              \
-	} while (0)
-
-static void one_sys(int dirfd, const char *name)
+static void batch_sys(struct worker *w, const char *const *name, int k)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	for (int i = 0; i < k; i++) {
+		int fd;
 
-	if (fd < 0 || read(fd, buf, FILE_SIZE) != FILE_SIZE)
-		die("open/read", errno);
-	close(fd);
-	fdops += 2;
-}
+		if (mode == STAT_SYS) {
+			struct stat st;
 
-static void one_uring(int dirfd, const char *name, int reg)
-{
-	int fd;
-
-	queue(0, 0, io_uring_prep_openat(sqe, dirfd, name,
-					 O_RDONLY | O_CLOEXEC, 0));
-	reap(1, &fd);
-	fdops += 2;	/* installed by OPENAT, removed by CLOSE or close() */
-	if (reg) {
-		if (io_uring_register_files_update(&ring, 0, &fd, 1) != 1)
-			die("IORING_REGISTER_FILES_UPDATE", EINVAL);
+			if (fstatat(dir_fd, name[i], &st, 0))
+				die("fstatat", -errno);
+			continue;
+		}
+		fd = openat(dir_fd, name[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, w->buf[0], FILE_SIZE) != FILE_SIZE)
+			die("open/read", -errno);
 		close(fd);
-		queue(1, IOSQE_IO_LINK | IOSQE_FIXED_FILE,
-		      io_uring_prep_read(sqe, 0, buf, FILE_SIZE, 0));
-		queue(2, 0, io_uring_prep_close_direct(sqe, 0));
-	} else {
-		queue(1, IOSQE_IO_LINK,
-		      io_uring_prep_read(sqe, fd, buf, FILE_SIZE, 0));
-		queue(2, 0, io_uring_prep_close(sqe, fd));
+		w->fdops += 2;
 	}
-	reap(2, NULL);
 }
 
-/* @dir: the directory, a regular fd, or slot 1 if @fixed_dir */
-static void one_direct(int dir, int fixed_dir, const char *name)
+/* uring and uring+reg: OPENATs first, then the reads and closes */
+static void batch_regular(struct worker *w, const char *const *name, int k)
 {
-	queue(0, IOSQE_IO_LINK | (fixed_dir ? IOSQE_FIXED_FILE : 0),
-	      io_uring_prep_openat_direct(sqe, dir, name, O_RDONLY, 0, 0));
-	queue(1, IOSQE_IO_LINK | IOSQE_FIXED_FILE,
-	      io_uring_prep_read(sqe, 0, buf, FILE_SIZE, 0));
-	queue(2, 0, io_uring_prep_close_direct(sqe, 0));
-	reap(3, NULL);
+	int fixed = mode == URING_REG, fds[MAX_DEPTH];
+	struct io_uring_sqe *sqe;
+
+	for (int i = 0; i < k; i++) {
+		sqe = sqe_of(w);
+		io_uring_prep_openat(sqe, dir_fd, name[i], O_RDONLY | O_CLOEXEC, 0);
+		sqe->user_data = i;
+	}
+	reap(w, k, fds);
+	w->fdops += 2 * k;	/* installed by OPENAT, removed by close */
+	if (fixed) {
+		if (io_uring_register_files_update(&w->ring, 0, fds, k) != k)
+			die("IORING_REGISTER_FILES_UPDATE", -EINVAL);
+		for (int i = 0; i < k; i++)
+			close(fds[i]);
+	}
+	for (int i = 0; i < k; i++) {
+		sqe = sqe_of(w);
+		io_uring_prep_read(sqe, fixed ? i : fds[i], w->buf[i],
+				   FILE_SIZE, 0);
+		sqe->flags |= IOSQE_IO_LINK | (fixed ? IOSQE_FIXED_FILE : 0);
+		sqe->user_data = UD_READ(i);
+		sqe = sqe_of(w);
+		if (fixed)
+			io_uring_prep_close_direct(sqe, i);
+		else
+			io_uring_prep_close(sqe, fds[i]);
+		sqe->user_data = UD_CLOSE(i);
+	}
+	reap(w, 2 * k, NULL);
 }
 
-enum mode { SYS, URING, URING_REG, DIRECT, DIRECT_DIRFD, NR_MODES };
+/* direct, direct+dirfd, stat-open: one chain per file into slot i */
+static void batch_direct(struct worker *w, const char *const *name, int k)
+{
+	int fixed_dir = mode == DIRECT_DIRFD;
+	struct io_uring_sqe *sqe;
 
-static const char *const mode_names[NR_MODES] = {
-	"sys", "uring", "uring+reg", "direct", "direct+dirfd",
-};
+	for (int i = 0; i < k; i++) {
+		sqe = sqe_of(w);
+		io_uring_prep_openat_direct(sqe, fixed_dir ? depth : dir_fd,
+					    name[i], O_RDONLY, 0, i);
+		sqe->flags |= IOSQE_IO_LINK | (fixed_dir ? IOSQE_FIXED_FILE : 0);
+		sqe->user_data = i;
+		sqe = sqe_of(w);
+		if (mode == STAT_OPEN) {
+			io_uring_prep_statx(sqe, i, "", AT_EMPTY_PATH,
+					    STATX_BASIC_STATS, &w->stx[i]);
+			sqe->user_data = UD_STATX(i);
+		} else {
+			io_uring_prep_read(sqe, i, w->buf[i], FILE_SIZE, 0);
+			sqe->user_data = UD_READ(i);
+		}
+		sqe->flags |= IOSQE_IO_LINK | IOSQE_FIXED_FILE;
+		sqe = sqe_of(w);
+		io_uring_prep_close_direct(sqe, i);
+		sqe->user_data = UD_CLOSE(i);
+	}
+	reap(w, 3 * k, NULL);
+}
 
-/* One file in @mode; @dir is a regular fd, or slot 1 for DIRECT_DIRFD. */
-static void one(enum mode mode, int dir, const char *name)
+/* stat-uring and stat-dirfd: STATX by name, DEPTH at a time */
+static void batch_statx(struct worker *w, const char *const *name, int k)
+{
+	int fixed_dir = mode == STAT_DIRFD;
+
+	for (int i = 0; i < k; i++) {
+		struct io_uring_sqe *sqe = sqe_of(w);
+
+		io_uring_prep_statx(sqe, fixed_dir ? depth : dir_fd, name[i], 0,
+				    STATX_BASIC_STATS, &w->stx[i]);
+		sqe->flags |= fixed_dir ? IOSQE_FIXED_FILE : 0;
+		sqe->user_data = UD_STATX(i);
+	}
+	reap(w, k, NULL);
+}
+
+static void batch(struct worker *w, const char *const *name, int k)
 {
 	switch (mode) {
 	case SYS:
-		one_sys(dir, name);
+	case STAT_SYS:
+		batch_sys(w, name, k);
 		break;
 	case URING:
 	case URING_REG:
-		one_uring(dir, name, mode == URING_REG);
+		batch_regular(w, name, k);
+		break;
+	case STAT_URING:
+	case STAT_DIRFD:
+		batch_statx(w, name, k);
 		break;
 	default:
-		one_direct(dir, mode == DIRECT_DIRFD, name);
+		batch_direct(w, name, k);
 		break;
 	}
+}
+
+static void setup_ring(struct worker *w)
+{
+	struct io_uring_params p = { 0 };
+	int ret;
+
+	if (dt)
+		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	ret = io_uring_queue_init_params(4 * MAX_DEPTH, &w->ring, &p);
+	if (ret < 0)
+		die("io_uring_queue_init", ret);
+	/* slots 0..depth-1 for files, slot depth for the directory */
+	ret = io_uring_register_files_sparse(&w->ring, depth + 1);
+	if (ret < 0)
+		die("register files", ret);
+	if (io_uring_register_files_update(&w->ring, depth, &dir_fd, 1) != 1)
+		die("register the directory", -EINVAL);
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	const char *name[MAX_DEPTH];
+	unsigned long i = 0;
+
+	setup_ring(w);
+	pthread_barrier_wait(&ready);	/* rings made: main may lock */
+	pthread_barrier_wait(&start);
+	while (i < count) {
+		int k = count - i < (unsigned long)depth ? (int)(count - i) : depth;
+
+		for (int j = 0; j < k; j++)
+			name[j] = names[(w->id * 97 + i + j) % NR_FILES];
+		batch(w, name, k);
+		i += k;
+	}
+	pthread_barrier_wait(&done);
+	pthread_barrier_wait(&leave);
+	io_uring_queue_exit(&w->ring);
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	struct io_uring_params p = { 0 };
-	enum mode mode = NR_MODES;
-	int dirfd, limit = -1, ret;
-	struct rusage r0, r1;
-	unsigned long ops = 0;
-	double t0, end, secs;
+	unsigned long fdops = 0;
+	struct worker *w;
+	int threads, limit = -1;
+	double cpu0, cpu, t0, secs;
 
-	for (int m = 0; argc > 2 && m < NR_MODES; m++)
+	mode = NR_MODES;
+	for (int m = 0; argc > 4 && m < NR_MODES; m++)
 		if (!strcmp(argv[1], mode_names[m]))
 			mode = m;
 	if (mode == NR_MODES) {
-		fprintf(stderr, "usage: files sys|uring|uring+reg|direct|"
-			"direct+dirfd SECONDS [dt]\n");
+		fprintf(stderr, "usage: files MODE COUNT DEPTH THREADS [dt]\n");
 		return 2;
 	}
-	secs = atof(argv[2]);
+	count = strtoul(argv[2], NULL, 10);
+	depth = atoi(argv[3]);
+	threads = atoi(argv[4]);
+	dt = argc > 5 && !strcmp(argv[5], "dt");
+	if (depth < 1 || depth > MAX_DEPTH || threads < 1)
+		die("depth or threads", -EINVAL);
 	make_files();
-	dirfd = open(DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		die(DIR_PATH, errno);
-	if (argc > 3 && !strcmp(argv[3], "dt"))
-		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-	ret = io_uring_queue_init_params(8, &ring, &p);
-	if (ret < 0 || (ret = io_uring_register_files_sparse(&ring, 2)) < 0)
-		die("ring", ret);
-	if (mode == DIRECT_DIRFD) {
-		if (io_uring_register_files_update(&ring, 1, &dirfd, 1) != 1)
-			die("register the directory", EINVAL);
-		close(dirfd);
-		dirfd = 1;
+	dir_fd = open(DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		die(DIR_PATH, -errno);
+	w = calloc(threads, sizeof(*w));
+	if (!w)
+		die("calloc", -ENOMEM);
+	pthread_barrier_init(&ready, NULL, threads + 1);
+	pthread_barrier_init(&start, NULL, threads + 1);
+	pthread_barrier_init(&done, NULL, threads + 1);
+	pthread_barrier_init(&leave, NULL, threads + 1);
+	for (int i = 0; i < threads; i++) {
+		w[i].id = i;
+		if (pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
+			die("pthread_create", -errno);
 	}
-	if (mode == DIRECT || mode == DIRECT_DIRFD)
+	pthread_barrier_wait(&ready);
+	if (mode == DIRECT || mode == DIRECT_DIRFD || mode == STAT_DIRFD ||
+	    mode == STAT_OPEN)
 		limit = lock_fd_table();
 
+	/* before the workers go: they may keep every vCPU from main */
 	window_mark();
-	getrusage(RUSAGE_SELF, &r0);
+	cpu0 = cpu_self();
 	t0 = now();
-	end = t0 + secs;
-	while (now() < end) {
-		for (int i = 0; i < NR_FILES; i++)
-			one(mode, dirfd, names[i]);
-		ops += NR_FILES;
-	}
-	getrusage(RUSAGE_SELF, &r1);
+	pthread_barrier_wait(&start);
+	pthread_barrier_wait(&done);
+	cpu = cpu_self() - cpu0;
+	secs = now() - t0;
 	window_mark();
-	printf("ops=%lu seconds=%.3f cpu=%.4f fdops=%lu nofile_limit=%d\n", ops,
-	       now() - t0, cpu_seconds(&r1) - cpu_seconds(&r0), fdops, limit);
+	pthread_barrier_wait(&leave);
+	for (int i = 0; i < threads; i++) {
+		pthread_join(w[i].thread, NULL);
+		fdops += w[i].fdops;
+	}
+	printf("ops=%lu cpu=%.6f seconds=%.3f fdops=%lu nofile_limit=%d\n",
+	       count * threads, cpu, secs, fdops, limit);
 	return 0;
 }

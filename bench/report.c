@@ -1,100 +1,142 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench-report: turn bench-run's CSV into the tables of docs/benchmarks.md
- * and a chart. Runs on the host.
+ * and one chart per workload. Runs on the host.
  *
- *   bench-report RESULTS.csv TABLES.md CHART.svg
+ *   bench-report GUEST.csv NATIVE.csv OUTDIR
+ *   bench-report --spread OUT.md RUN.csv...
  *
- * Every figure is min / median / max over the rounds. Ratios are paired:
- * mode X's CPU per operation over the baseline's in the same round (the
- * same setting and thread count), then min / median / max of those.
+ * writes OUTDIR/tables.md and OUTDIR/<workload>.svg. NATIVE.csv may be
+ * empty. Every figure is CPU per operation: the mean over the rounds (the
+ * median for native runs), with the spread (max - min) over that figure.
+ * "vs best" divides by the cheapest mode at the same parameter that holds
+ * regular descriptors (the modes without direct descriptors: a, b, c, f,
+ * sys, uring, uring+reg, stat-sys, stat-uring). The ceiling is what the regular-fd io_uring mode spends on
+ * descriptor work per operation, from fdcost: fd installs and removals
+ * times `install`, requests on a regular fd times `fget` (files) or `sock`
+ * (sockets).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_GROUPS	64
-#define MAX_ROUNDS	32
+#define MAX_CELLS	256
+#define MAX_ROUNDS	40
 
-struct group {
-	char workload[16], setting[16], mode[16];
-	int threads, n;
-	double rate[MAX_ROUNDS];	/* client ops per second */
-	double cpu[MAX_ROUNDS];		/* server CPU us per op */
-	int round[MAX_ROUNDS];
-	double fdops;			/* per op, last round */
-	int limit;
-	double syscalls;		/* per op, traced pass; -1 if none */
-	unsigned long traced_ops;	/* ops of the traced pass */
-	char by_nr[1024];		/* its syscalls: NR:COUNT,... */
+struct cell {
+	char workload[16], mode[16];
+	int param, n;
+	int by_median;			/* native: median, not mean */
+	double us[MAX_ROUNDS];		/* CPU us per op */
+	double fdops;			/* per op */
+	double syscalls;		/* per op, -1 if not counted */
 };
 
-static struct group groups[MAX_GROUPS];
-static int nr_groups;
+struct data {
+	struct cell cells[MAX_CELLS];
+	int nr;
+	double install[MAX_ROUNDS], fget[MAX_ROUNDS], sock[MAX_ROUNDS];
+	double reg[MAX_ROUNDS];
+	int costs;
+};
 
-static struct group *find(const char *w, const char *s, const char *m, int t)
+static struct data guest, native;
+
+static const struct workload {
+	const char *name, *title, *param, *unit, *regular;
+} workloads[] = {
+	{ "conn", "Connections: accept, greet, receive a line, close",
+	  "connections in flight", "connection", "b" },
+	{ "keepalive", "Keep-alive: R exchanges per connection, 8 in flight",
+	  "exchanges per connection (R)", "exchange", "b" },
+	{ "files", "Files: open, read 4 KiB, close",
+	  "files in flight", "file", "uring" },
+	{ "stat", "Stat: STATX by name, or open + fstat + close",
+	  "requests in flight", "file", "stat-uring" },
+	{ "walk", "Directory walk: stat every entry of 2,000 directories",
+	  "-", "entry", "uring" },
+	{ "thfiles", "Threads: files with T threads, one ring each, 8 in flight",
+	  "threads (T)", "file", "uring" },
+	{ "thconn", "Threads: connections with T server threads",
+	  "threads (T)", "connection", "b" },
+	{ "conn-dt", "Connections, rings with SINGLE_ISSUER | DEFER_TASKRUN",
+	  "connections in flight", "connection", "b" },
+	{ "files-dt", "Files, rings with SINGLE_ISSUER | DEFER_TASKRUN",
+	  "files in flight", "file", "uring" },
+};
+
+static int is_direct(const char *mode)
 {
-	for (int i = 0; i < nr_groups; i++)
-		if (!strcmp(groups[i].workload, w) &&
-		    !strcmp(groups[i].setting, s) &&
-		    !strcmp(groups[i].mode, m) && groups[i].threads == t)
-			return &groups[i];
+	return !strcmp(mode, "d") || !strcmp(mode, "e") ||
+	       !strncmp(mode, "direct", 6) || !strcmp(mode, "stat-dirfd") ||
+	       !strcmp(mode, "stat-open");
+}
+
+/* The modes that use no io_uring: epoll and plain syscalls. */
+static int is_syscall(const char *mode)
+{
+	return !strcmp(mode, "a") || !strcmp(mode, "sys") ||
+	       !strcmp(mode, "stat-sys");
+}
+
+static struct cell *cell(struct data *d, const char *w, const char *m, int p)
+{
+	for (int i = 0; i < d->nr; i++)
+		if (!strcmp(d->cells[i].workload, w) &&
+		    !strcmp(d->cells[i].mode, m) && d->cells[i].param == p)
+			return &d->cells[i];
 	return NULL;
 }
 
-static struct group *get(const char *w, const char *s, const char *m, int t)
+static struct cell *get(struct data *d, const char *w, const char *m, int p)
 {
-	struct group *g = find(w, s, m, t);
+	struct cell *c = cell(d, w, m, p);
 
-	if (g)
-		return g;
-	if (nr_groups == MAX_GROUPS) {
-		fprintf(stderr, "bench-report: too many groups\n");
+	if (c)
+		return c;
+	if (d->nr == MAX_CELLS) {
+		fprintf(stderr, "bench-report: too many cells\n");
 		exit(1);
 	}
-	g = &groups[nr_groups++];
-	snprintf(g->workload, sizeof(g->workload), "%s", w);
-	snprintf(g->setting, sizeof(g->setting), "%s", s);
-	snprintf(g->mode, sizeof(g->mode), "%s", m);
-	g->threads = t;
-	g->syscalls = -1;
-	return g;
+	c = &d->cells[d->nr++];
+	snprintf(c->workload, sizeof(c->workload), "%s", w);
+	snprintf(c->mode, sizeof(c->mode), "%s", m);
+	c->param = p;
+	c->syscalls = -1;
+	return c;
 }
 
-static void load(const char *path)
+static void load(const char *path, struct data *d, int by_median)
 {
-	char line[2048], w[16], s[16], m[16], by_nr[1024];
+	char line[4096], w[16], m[16];
 	FILE *f = fopen(path, "r");
 
-	if (!f) {
-		perror(path);
-		exit(1);
-	}
+	if (!f)
+		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long ops, cops, fdops, sys;
-		double secs, cpu;
-		int t, round, limit;
-		struct group *g;
+		unsigned long ops, fdops, sys;
+		double cpu, secs, a, b, c, e;
+		int p, round, limit;
 
-		line[strcspn(line, "\r\n")] = 0;
-		if (sscanf(line, "run,%15[^,],%15[^,],%15[^,],%d,%d,%lu,%lu,%lf,"
-			   "%lf,%lu,%d", w, s, m, &t, &round, &ops, &cops,
-			   &secs, &cpu, &fdops, &limit) == 11 && ops && secs > 0) {
-			g = get(w, s, m, t);
-			if (g->n == MAX_ROUNDS)
-				continue;
-			g->rate[g->n] = cops / secs;
-			g->cpu[g->n] = cpu * 1e6 / ops;
-			g->round[g->n++] = round;
-			g->fdops = (double)fdops / ops;
-			g->limit = limit;
-		} else if (sscanf(line, "sys,%15[^,],%15[^,],%15[^,],%d,%lu,%lu,"
-				  "%1023s", w, s, m, &t, &ops, &sys,
-				  by_nr) >= 6 && ops) {
-			g = get(w, s, m, t);
-			g->syscalls = (double)sys / ops;
-			g->traced_ops = ops;
-			snprintf(g->by_nr, sizeof(g->by_nr), "%s", by_nr);
+		if (sscanf(line, "run,%15[^,],%15[^,],%d,%d,%lu,%lf,%lf,%lu,%d",
+			   w, m, &p, &round, &ops, &cpu, &secs, &fdops,
+			   &limit) == 9 && ops) {
+			struct cell *x = get(d, w, m, p);
+
+			if (x->n < MAX_ROUNDS)
+				x->us[x->n++] = cpu * 1e6 / ops;
+			x->by_median = by_median;
+			x->fdops = (double)fdops / ops;
+		} else if (sscanf(line, "sys,%15[^,],%15[^,],%d,%lu,%lu", w, m,
+				  &p, &ops, &sys) == 5 && ops) {
+			get(d, w, m, p)->syscalls = (double)sys / ops;
+		} else if (sscanf(line, "cost,%d,%lf,%lf,%lf,%lf", &round, &a,
+				  &b, &c, &e) == 5 && d->costs < MAX_ROUNDS) {
+			d->install[d->costs] = a;
+			d->fget[d->costs] = b;
+			d->sock[d->costs] = c;
+			d->reg[d->costs++] = e;
 		}
 	}
 	fclose(f);
@@ -107,215 +149,525 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* min, median, max of @v[0..@n) */
-static void stats(const double *v, int n, double out[3])
+static double median(const double *v, int n);
+
+/*
+ * A cell's figure: the mean over its rounds, or for native cells, whose
+ * CPU time has outliers of several times the typical round, the median.
+ */
+static double figure(const struct cell *c)
+{
+	double sum = 0;
+
+	if (c->by_median)
+		return median(c->us, c->n);
+	for (int i = 0; i < c->n; i++)
+		sum += c->us[i];
+	return c->n ? sum / c->n : NAN;
+}
+
+static double median(const double *v, int n)
 {
 	double s[MAX_ROUNDS];
 
+	if (!n)
+		return NAN;
 	memcpy(s, v, n * sizeof(*v));
 	qsort(s, n, sizeof(*s), cmp);
-	out[0] = s[0];
-	out[1] = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	out[2] = s[n - 1];
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* Paired ratios of @g's CPU per op over @base's, round by round. */
-static int ratio(const struct group *g, const struct group *base,
-		 double out[3])
+static double spread(const struct cell *c)
 {
-	double r[MAX_ROUNDS];
+	double lo = c->us[0], hi = c->us[0];
+
+	for (int i = 1; i < c->n; i++) {
+		lo = c->us[i] < lo ? c->us[i] : lo;
+		hi = c->us[i] > hi ? c->us[i] : hi;
+	}
+	return (hi - lo) / figure(c) * 100;
+}
+
+/* The parameters and modes of workload @w, in first-seen order. */
+static int params(const struct data *d, const char *w, int *p)
+{
 	int n = 0;
 
-	if (!base)
-		return 0;
-	for (int i = 0; i < g->n; i++)
-		for (int j = 0; j < base->n; j++)
-			if (g->round[i] == base->round[j])
-				r[n++] = g->cpu[i] / base->cpu[j];
-	if (!n)
-		return 0;
-	stats(r, n, out);
-	return 1;
-}
+	for (int i = 0; i < d->nr; i++) {
+		int seen = 0;
 
-static void cell3(FILE *f, const double v[3], const char *fmt)
-{
-	fprintf(f, " | ");
-	fprintf(f, fmt, v[1]);
-	fprintf(f, " (");
-	fprintf(f, fmt, v[0]);
-	fprintf(f, "-");
-	fprintf(f, fmt, v[2]);
-	fprintf(f, ")");
-}
-
-static void cell_ratio(FILE *f, const struct group *g, const struct group *b)
-{
-	double r[3];
-
-	if (g == b)
-		fprintf(f, " | 1");
-	else if (ratio(g, b, r))
-		fprintf(f, " | %.2f [%.2f..%.2f]", r[1], r[0], r[2]);
-	else
-		fprintf(f, " | -");
-}
-
-/* @g's syscalls per op by name, those of this benchmark (x86_64). */
-static void breakdown(FILE *f, const struct group *g)
-{
-	static const struct { int nr; const char *name; } names[] = {
-		{ 0, "read" }, { 3, "close" }, { 44, "sendto" },
-		{ 45, "recvfrom" }, { 232, "epoll_wait" }, { 233, "epoll_ctl" },
-		{ 257, "openat" }, { 288, "accept4" }, { 426, "io_uring_enter" },
-		{ 427, "io_uring_register" },
-	};
-	char buf[1024];
-	int first = 1;
-
-	snprintf(buf, sizeof(buf), "%s", g->by_nr);
-	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-		int nr;
-		unsigned long count;
-		const char *name = NULL;
-
-		if (sscanf(tok, "%d:%lu", &nr, &count) != 2)
+		if (strcmp(d->cells[i].workload, w))
 			continue;
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (names[i].nr == nr)
-				name = names[i].name;
-		if (!name || (double)count / g->traced_ops < 0.05)
-			continue;
-		fprintf(f, "%s%s %.2f", first ? "" : ", ", name,
-			(double)count / g->traced_ops);
-		first = 0;
+		for (int j = 0; j < n; j++)
+			seen |= p[j] == d->cells[i].param;
+		if (!seen)
+			p[n++] = d->cells[i].param;
 	}
+	return n;
 }
 
-static void table(FILE *f, const char *workload, const char *setting,
-		  const char *b1, const char *b2, const char *unit)
+static int modes(const struct data *d, const char *w, const char **m)
 {
-	fprintf(f, "| mode | threads | %s/s | CPU us/%s | CPU vs %s | CPU vs %s "
-		"| syscalls/%s | fd-table ops/%s | RLIMIT_NOFILE lock |\n",
-		unit, unit, b1, b2 ? b2 : "-", unit, unit);
-	fprintf(f, "|---|---|---|---|---|---|---|---|---|\n");
-	for (int i = 0; i < nr_groups; i++) {
-		struct group *g = &groups[i];
-		double v[3];
+	int n = 0;
 
-		if (strcmp(g->workload, workload) || strcmp(g->setting, setting) ||
-		    !g->n)
+	for (int i = 0; i < d->nr; i++) {
+		int seen = 0;
+
+		if (strcmp(d->cells[i].workload, w))
 			continue;
-		fprintf(f, "| %s | %d", g->mode, g->threads);
-		stats(g->rate, g->n, v);
-		cell3(f, v, "%.0f");
-		stats(g->cpu, g->n, v);
-		cell3(f, v, "%.1f");
-		cell_ratio(f, g, find(workload, setting, b1, g->threads));
-		if (b2)
-			cell_ratio(f, g, find(workload, setting, b2, g->threads));
-		else
-			fprintf(f, " | -");
-		if (g->syscalls >= 0) {
-			fprintf(f, " | %.2f (", g->syscalls);
-			breakdown(f, g);
-			fprintf(f, ")");
-		} else {
-			fprintf(f, " | -");
-		}
-		fprintf(f, " | %.2f | %s |\n", g->fdops,
-			g->limit >= 0 ? "yes" : "no");
+		for (int j = 0; j < n; j++)
+			seen |= !strcmp(m[j], d->cells[i].mode);
+		if (!seen)
+			m[n++] = d->cells[i].mode;
 	}
-	fprintf(f, "\n");
+	return n;
+}
+
+/* The cheapest mode without direct descriptors at @p, its mean. */
+static double best_regular(struct data *d, const char *w, int p)
+{
+	double best = NAN;
+
+	for (int i = 0; i < d->nr; i++) {
+		struct cell *c = &d->cells[i];
+		double v = figure(c);
+
+		if (!strcmp(c->workload, w) && c->param == p &&
+		    !is_direct(c->mode) && (isnan(best) || v < best))
+			best = v;
+	}
+	return best;
+}
+
+/* The regular-fd mode that does what direct mode @m does, op for op. */
+static const char *twin(const struct workload *wl, const char *m)
+{
+	if (!strcmp(m, "d"))
+		return "b";
+	if (!strcmp(m, "e"))
+		return "f";
+	return wl->regular;
 }
 
 /*
- * A horizontal bar per group: median CPU per operation, with a line from
- * the min to the max. One panel per workload and setting.
+ * The ceiling, in us per operation: the descriptor work of the regular-fd
+ * io_uring mode. Connections: one fd installed and removed, and two
+ * requests (SEND, RECV) per exchange on it (keep-alive: per exchange, the
+ * install/remove shared by the R exchanges); files: one install/remove and
+ * a READ; stat: the dirfd of one STATX; walk: per entry the dirfd of its
+ * STATX, and per directory (11 entries) an install/remove and a GETDENTS.
  */
-static int chart(const char *path)
+static double ceiling(struct data *d, const char *w, int p)
 {
-	const int left = 190, width = 420, bar = 14, gap = 6;
-	FILE *f = fopen(path, "w");
-	int y = 30, rows = 0;
-	double v[3];
+	double in = median(d->install, d->costs) / 1e3;
+	double fg = median(d->fget, d->costs) / 1e3;
+	double so = median(d->sock, d->costs) / 1e3;
 
-	if (!f) {
-		perror(path);
-		return 1;
-	}
-	for (int i = 0; i < nr_groups; i++)
-		rows += groups[i].n > 0;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">\n",
-		left + width + 90, 40 + rows * (bar + gap) + 5 * 30);
-	fprintf(f, "<text x=\"10\" y=\"16\" font-size=\"13\">Server CPU time "
-		"per operation, median (line: min-max), QEMU TCG guest</text>\n");
-	for (int i = 0; i < nr_groups; i++) {
-		struct group *g = &groups[i];
-		double max = 0;
+	if (!strncmp(w, "conn", 4) || !strcmp(w, "thconn"))
+		return in + 2 * so;
+	if (!strcmp(w, "keepalive"))
+		return (in + 2 * p * so) / p;
+	if (!strncmp(w, "files", 5) || !strcmp(w, "thfiles"))
+		return in + fg;
+	if (!strcmp(w, "stat"))
+		return fg;
+	return fg + (in + fg) / 11;
+}
 
-		if (!g->n)
-			continue;
-		if (!i || strcmp(g->workload, groups[i - 1].workload) ||
-		    strcmp(g->setting, groups[i - 1].setting)) {
-			y += 12;
-			fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">"
-				"%s, %s</text>\n", y, g->workload, g->setting);
-			y += 8;
+static void table(FILE *out, struct data *d, const struct workload *wl,
+		  int with_ceiling)
+{
+	const char *m[32];
+	int p[16], np = params(d, wl->name, p), nm = modes(d, wl->name, m);
+
+	int lo = MAX_ROUNDS, hi = 0;
+	char rounds[32];
+
+	if (!nm)
+		return;
+	for (int i = 0; i < d->nr; i++)
+		if (!strcmp(d->cells[i].workload, wl->name)) {
+			lo = d->cells[i].n < lo ? d->cells[i].n : lo;
+			hi = d->cells[i].n > hi ? d->cells[i].n : hi;
 		}
-		/* the scale: the largest max of this panel */
-		for (int j = 0; j < nr_groups; j++)
-			if (!strcmp(groups[j].workload, g->workload) &&
-			    !strcmp(groups[j].setting, g->setting) &&
-			    groups[j].n) {
-				stats(groups[j].cpu, groups[j].n, v);
-				max = v[2] > max ? v[2] : max;
+	if (lo == hi)
+		snprintf(rounds, sizeof(rounds), "%d", lo);
+	else
+		snprintf(rounds, sizeof(rounds), "%d-%d", lo, hi);
+	fprintf(out, "\n#### %s\n\nCPU us per %s, %s of %s rounds "
+		"(spread); x = vs the best mode with regular fds%s%s; syscalls "
+		"and fd-table operations per %s.\n\n| mode |",
+		wl->title, wl->unit, d->cells[0].by_median ? "median" : "mean",
+		rounds, wl->param[0] == '-' ? "" : " at the same ",
+		wl->param[0] == '-' ? "" : wl->param, wl->unit);
+	for (int j = 0; j < np; j++)
+		if (wl->param[0] == '-')
+			fprintf(out, " whole tree |");
+		else
+			fprintf(out, " %s %d |", wl->param, p[j]);
+	if (wl->param[0] == '-')
+		fprintf(out, " syscalls | fd ops |\n|---|");
+	else
+		fprintf(out, " syscalls (%d) | fd ops |\n|---|", p[np - 1]);
+	for (int j = 0; j < np; j++)
+		fprintf(out, "---|");
+	fprintf(out, "---|---|\n");
+	for (int i = 0; i < nm; i++) {
+		struct cell *last = NULL;
+
+		fprintf(out, "| %s%s%s |", is_direct(m[i]) ? "**" : "", m[i],
+			is_direct(m[i]) ? "**" : "");
+		for (int j = 0; j < np; j++) {
+			struct cell *c = cell(d, wl->name, m[i], p[j]);
+			double v;
+
+			if (!c) {
+				fprintf(out, " - |");
+				continue;
 			}
-		stats(g->cpu, g->n, v);
-		fprintf(f, "<text x=\"10\" y=\"%d\">%s x%d</text>\n",
-			y + bar - 3, g->mode, g->threads);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" "
-			"height=\"%d\" fill=\"%s\"/>\n", left, y,
-			width * v[1] / max, bar,
-			g->limit >= 0 ? "#3a7" : "#888");
-		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
-			"stroke=\"black\"/>\n", left + width * v[0] / max,
-			left + width * v[2] / max, y + bar / 2, y + bar / 2);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.1f us</text>\n",
-			left + width * v[2] / max + 5, y + bar - 3, v[1]);
-		y += bar + gap;
+			last = c;
+			v = figure(c);
+			fprintf(out, " %.2f (%.1f%%) %.3fx |", v, spread(c),
+				v / best_regular(d, wl->name, p[j]));
+		}
+		if (last && last->syscalls >= 0)
+			fprintf(out, " %.2f | %.2f |\n", last->syscalls,
+				last->fdops);
+		else
+			fprintf(out, " - | %.2f |\n", last ? last->fdops : 0);
 	}
-	fprintf(f, "<text x=\"10\" y=\"%d\">green: ran with no fd-table "
-		"operation possible (RLIMIT_NOFILE locked)</text>\n", y + 14);
+	if (!with_ceiling || !d->costs)
+		return;
+	for (int i = 0; i < nm && with_ceiling == 1; i++)
+		with_ceiling += is_direct(m[i]);
+	if (with_ceiling == 1)
+		return;		/* no direct mode measured */
+	fprintf(out, "\nCeiling and saving, us per %s: what `%s` spends on "
+		"descriptor work (fdcost); per direct mode, what it saves "
+		"against the regular-fd mode that does the same operations, "
+		"and which share of the ceiling that is.\n\n| %s | ceiling |",
+		wl->unit, wl->regular,
+		wl->param[0] == '-' ? "param" : wl->param);
+	for (int i = 0; i < nm; i++)
+		if (is_direct(m[i]))
+			fprintf(out, " %s vs %s: saved (share) |", m[i],
+				twin(wl, m[i]));
+	fprintf(out, "\n|---|---|");
+	for (int i = 0; i < nm; i++)
+		if (is_direct(m[i]))
+			fprintf(out, "---|");
+	fprintf(out, "\n");
+	for (int j = 0; j < np; j++) {
+		double ce = ceiling(d, wl->name, p[j]);
+
+		fprintf(out, "| %d | %.2f |", p[j], ce);
+		for (int i = 0; i < nm; i++) {
+			struct cell *c = cell(d, wl->name, m[i], p[j]);
+			struct cell *r = cell(d, wl->name, twin(wl, m[i]), p[j]);
+			double saved;
+
+			if (!is_direct(m[i]))
+				continue;
+			if (!c || !r) {
+				fprintf(out, " - |");
+				continue;
+			}
+			saved = figure(r) - figure(c);
+			fprintf(out, " %.2f (%.0f%%) |", saved,
+				saved / ce * 100);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+/*
+ * One chart: per mode, its CPU per op over the best regular-fd mode's at
+ * the same parameter (the tables' x column), against the parameter. The
+ * y axis spans the ratios measured: differences of a percent stay visible.
+ */
+static void chart(const char *dir, struct data *d, const struct workload *wl)
+{
+	static const char *const colour[] = {
+		"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e",
+		"#e6ab02", "#a6761d", "#666666", "#1f78b4",
+	};
+	const char *m[32];
+	int p[16], np = params(d, wl->name, p), nm = modes(d, wl->name, m);
+	double lo = 1, hi = 1;
+	char path[512];
+	FILE *f;
+
+	if (np < 2)
+		return;
+	for (int i = 0; i < d->nr; i++) {
+		struct cell *c = &d->cells[i];
+		double r;
+
+		if (strcmp(c->workload, wl->name))
+			continue;
+		r = figure(c) / best_regular(d, wl->name, c->param);
+		lo = fmin(lo, r);
+		hi = fmax(hi, r);
+	}
+	lo -= (hi - lo) * 0.05;
+	hi += (hi - lo) * 0.05;
+	snprintf(path, sizeof(path), "%s/%s.svg", dir, wl->name);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='640' "
+		"height='360' font-family='sans-serif' font-size='12'>\n"
+		"<rect width='640' height='360' fill='white'/>\n"
+		"<text x='10' y='18' font-size='14'>%s</text>\n"
+		"<text x='10' y='34'>CPU per %s over the best mode with regular "
+		"fds (guest instructions); dashed: regular fds</text>\n"
+		"<line x1='60' y1='320' x2='480' y2='320' stroke='black'/>\n"
+		"<line x1='60' y1='40' x2='60' y2='320' stroke='black'/>\n"
+		"<text x='60' y='350'>%s</text>\n", wl->title, wl->unit,
+		wl->param);
+	for (int k = 0; k <= 4; k++)
+		fprintf(f, "<text x='5' y='%d'>%.3f</text>\n",
+			320 - k * 70 + 4, lo + (hi - lo) * k / 4);
+	for (int j = 0; j < np; j++)
+		fprintf(f, "<text x='%d' y='335'>%d</text>\n",
+			60 + j * 420 / (np - 1) - 4, p[j]);
+	for (int i = 0; i < nm; i++) {
+		fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' "
+			"%spoints='", colour[i % 9],
+			is_direct(m[i]) ? "" : "stroke-dasharray='5,3' ");
+		for (int j = 0; j < np; j++) {
+			struct cell *c = cell(d, wl->name, m[i], p[j]);
+			double r;
+
+			if (!c)
+				continue;
+			r = figure(c) / best_regular(d, wl->name, p[j]);
+			fprintf(f, "%d,%.1f ", 60 + j * 420 / (np - 1),
+				320 - (r - lo) / (hi - lo) * 280);
+		}
+		fprintf(f, "'/>\n<text x='490' y='%d' fill='%s'>%s%s</text>\n",
+			50 + i * 16, colour[i % 9], m[i],
+			is_direct(m[i]) ? " (direct)" : "");
+	}
 	fprintf(f, "</svg>\n");
 	fclose(f);
-	return 0;
+}
+
+/* The modes measured both ways at @p, cheapest first, by @d's figures. */
+static int order(struct data *d, const char *w, int p, const char **m)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->nr; i++) {
+		struct cell *c = &d->cells[i];
+
+		if (strcmp(c->workload, w) || c->param != p ||
+		    !cell(&guest, w, c->mode, p) || !cell(&native, w, c->mode, p))
+			continue;
+		m[n++] = c->mode;
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0; j--) {
+			struct cell *a = cell(d, w, m[j - 1], p);
+			struct cell *b = cell(d, w, m[j], p);
+			const char *t;
+
+			if (figure(a) <= figure(b))
+				break;
+			t = m[j];
+			m[j] = m[j - 1];
+			m[j - 1] = t;
+		}
+	return n;
+}
+
+/* Where the guest's instruction counts and native CPU time disagree. */
+static void orders(FILE *out)
+{
+	fprintf(out, "\n### Guest and native orders\n\nThe modes both "
+		"settings measured, cheapest first; = where the orders agree."
+		"\n\n| workload | param | guest (instructions) | native (CPU "
+		"time) |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		int p[16], np = params(&native, workloads[i].name, p);
+
+		for (int j = 0; j < np; j++) {
+			const char *g[32], *n[32];
+			int ng = order(&guest, workloads[i].name, p[j], g);
+			int same = ng == order(&native, workloads[i].name, p[j],
+					       n);
+
+			for (int k = 0; same && k < ng; k++)
+				same = !strcmp(g[k], n[k]);
+			fprintf(out, "| %s | %d |", workloads[i].name, p[j]);
+			for (int k = 0; k < ng; k++)
+				fprintf(out, "%s%s", k ? " < " : " ", g[k]);
+			fprintf(out, " |");
+			if (same)
+				fprintf(out, " = |\n");
+			else
+				for (int k = 0; k < ng; k++)
+					fprintf(out, "%s%s%s", k ? " < " : " ",
+						n[k], k == ng - 1 ? " |\n" : "");
+		}
+	}
+}
+
+/*
+ * Native cells spread widely, but the modes ran interleaved, round by
+ * round: the ratio of two modes within a round cancels much of what moved
+ * the host. Per workload and parameter, each direct mode against its twin
+ * and the syscall mode (a, sys) against the regular io_uring one: the
+ * median of the per-round ratios, and in how many rounds it was below 1.
+ */
+static void paired_row(FILE *out, struct data *d, const struct workload *wl,
+		       int p, const char *m, const char *base)
+{
+	struct cell *x = cell(d, wl->name, m, p), *y = cell(d, wl->name, base, p);
+	double r[MAX_ROUNDS];
+	int n = 0, below = 0;
+
+	if (!x || !y)
+		return;
+	for (int k = 0; k < x->n && k < y->n; k++) {
+		r[n] = x->us[k] / y->us[k];
+		below += r[n++] < 1;
+	}
+	fprintf(out, "| %s | %d | %s / %s | %.3f | %d of %d |\n", wl->name, p,
+		m, base, median(r, n), below, n);
+}
+
+static void paired(FILE *out, struct data *d)
+{
+	fprintf(out, "\n### Native, paired by round\n\nThe median over the "
+		"rounds of one mode's CPU per op over another's in the same "
+		"round, and the rounds in which it was below 1.\n\n| workload "
+		"| param | modes | median ratio | rounds below 1 |\n"
+		"|---|---|---|---|---|\n");
+	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		const struct workload *wl = &workloads[i];
+		const char *m[32];
+		int pp[16], np = params(d, wl->name, pp);
+		int nm = modes(d, wl->name, m);
+
+		for (int j = 0; j < np; j++)
+			for (int k = 0; k < nm; k++) {
+				if (is_direct(m[k]))
+					paired_row(out, d, wl, pp[j], m[k],
+						   twin(wl, m[k]));
+				else if (is_syscall(m[k]))
+					paired_row(out, d, wl, pp[j], m[k],
+						   wl->regular);
+			}
+	}
+}
+
+static void costs(FILE *out, struct data *d, const char *where)
+{
+	if (!d->costs)
+		return;
+	fprintf(out, "\nDescriptor work on its own (%s, fdcost, median of %d): "
+		"an fd installed and removed %.1f ns; a request on a regular fd "
+		"over the same on a fixed one %.1f ns for a file (READ), %.1f "
+		"ns for a socket (SEND); a FILES_UPDATE in and out of a slot "
+		"%.1f ns (less the cost of two trivial system calls where it "
+		"makes them).\n", where, d->costs,
+		median(d->install, d->costs), median(d->fget, d->costs),
+		median(d->sock, d->costs), median(d->reg, d->costs));
+}
+
+/*
+ * The spread check: the same runs in several boots (bench/spread.sh); per
+ * cell, the largest figure over the smallest. Returns the worst, in %.
+ */
+static double spread_check(const char *path, int nr, char **csv)
+{
+	static struct data runs[8];
+	double worst = 0;
+	int within = 0;
+	FILE *out = fopen(path, "w");
+
+	if (!out || nr > 8 || nr < 2) {
+		fprintf(stderr, "bench-report: spread needs 2 to 8 runs\n");
+		exit(2);
+	}
+	for (int i = 0; i < nr; i++)
+		load(csv[i], &runs[i], 0);
+	fprintf(out, "| workload | mode | param |");
+	for (int i = 0; i < nr; i++)
+		fprintf(out, " boot %d |", i + 1);
+	fprintf(out, " max/min |\n|---|---|---|");
+	for (int i = 0; i < nr; i++)
+		fprintf(out, "---|");
+	fprintf(out, "---|\n");
+	for (int c = 0; c < runs[0].nr; c++) {
+		struct cell *x = &runs[0].cells[c];
+		double lo = 1e30, hi = 0;
+
+		fprintf(out, "| %s | %s | %d |", x->workload, x->mode, x->param);
+		for (int i = 0; i < nr; i++) {
+			struct cell *y = cell(&runs[i], x->workload, x->mode,
+					      x->param);
+			double v = y ? figure(y) : NAN;
+
+			fprintf(out, " %.3f |", v);
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+		}
+		fprintf(out, " %.4f |\n", hi / lo);
+		worst = fmax(worst, (hi / lo - 1) * 100);
+		within += hi / lo <= 1.01;
+	}
+	fprintf(out, "\n%d of %d cells within 1%%; the largest max/min is "
+		"%.4f.\n", within, runs[0].nr, 1 + worst / 100);
+	fclose(out);
+	return worst;
 }
 
 int main(int argc, char **argv)
 {
-	FILE *md;
+	char path[512];
+	FILE *out;
+
+	if (argc > 3 && !strcmp(argv[1], "--spread")) {
+		double worst = spread_check(argv[2], argc - 3, argv + 3);
+
+		printf("spread: the largest max/min over %d boots is %.2f%% "
+		       "(%s)\n", argc - 3, worst, worst <= 1 ? "within 1%" :
+		       "MORE THAN 1%");
+		return worst <= 1 ? 0 : 1;
+	}
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: bench-report RESULTS.csv TABLES.md "
-			"CHART.svg\n");
+		fprintf(stderr, "usage: bench-report GUEST.csv NATIVE.csv "
+			"OUTDIR\n");
 		return 2;
 	}
-	load(argv[1]);
-	md = fopen(argv[2], "w");
-	if (!md) {
-		perror(argv[2]);
+	load(argv[1], &guest, 0);
+	load(argv[2], &native, 1);
+	snprintf(path, sizeof(path), "%s/tables.md", argv[3]);
+	out = fopen(path, "w");
+	if (!out) {
+		perror(path);
 		return 1;
 	}
-	fprintf(md, "#### Connections, default ring flags\n\n");
-	table(md, "conn", "default", "b", "c", "conn");
-	fprintf(md, "#### Connections, SINGLE_ISSUER | DEFER_TASKRUN\n\n");
-	table(md, "conn", "dt", "b", "c", "conn");
-	fprintf(md, "#### Shared fd table: 1, 2, 4 server threads\n\n");
-	table(md, "threads", "default", "b", NULL, "conn");
-	fprintf(md, "#### Files, default ring flags\n\n");
-	table(md, "files", "default", "uring", "uring+reg", "file");
-	fclose(md);
-	return chart(argv[3]);
+	fprintf(out, "### Guest (nofd kernel, QEMU TCG, -icount shift=0: "
+		"1 us = 1000 instructions)\n");
+	costs(out, &guest, "guest");
+	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
+		table(out, &guest, &workloads[i], 1);
+		chart(argv[3], &guest, &workloads[i]);
+	}
+	if (native.nr) {
+		fprintf(out, "\n### Native (the machine's own kernel, CPU time, "
+			"modes that need no nofd operation)\n");
+		costs(out, &native, "native");
+		for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]);
+		     i++)
+			table(out, &native, &workloads[i], 1);
+		orders(out);
+		paired(out, &native);
+	}
+	fclose(out);
+	return 0;
 }

@@ -1,40 +1,77 @@
 #!/bin/bash
-# make bench: boot the fast kernel, run bench-run (every workload and mode,
-# interleaved, 5 rounds, then the syscall-counting pass), and turn its CSV
-# into tables and a chart:
-#   build/bench/results.csv   raw results (bench/bench-run.c says the columns)
-#   build/bench/tables.md     min / median / max and paired ratios
-#   build/bench/chart.svg     server CPU per operation
-#   build/bench/setting.txt   where it ran
+# make bench: every workload and mode, seven interleaved rounds, in the
+# guest under QEMU's -icount shift=0 (a guest nanosecond per executed
+# instruction, so CPU time per operation counts instructions and host load
+# cannot move it); then the modes that need no nofd operation natively, on
+# this machine's own kernel (CPU time; user programs only); then tables and
+# charts:
+#   build/bench/guest.csv, native.csv   raw results (bench/bench-run.c)
+#   build/bench/tables.md               per workload: us per op, spread,
+#                                       ratios, ceilings, syscalls
+#   build/bench/<workload>.svg          us per op against the parameter
+#   build/bench/setting.txt             where and how it ran
 #
-#   bench/run.sh [bench-run options, e.g. --rounds 7]
+#   bench/run.sh --kernel IMAGE [--quick] [--wallclock] [--no-native]
+#
+# IMAGE: the kernel to boot (the Makefile passes the fast one); --quick: a
+# fifth of the operations, one round (make bench QUICK=1); --wallclock: the
+# guest without -icount (guest time is host time).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/kernel/lib.sh"
 out=$top/build/bench
+usage="usage: bench/run.sh --kernel IMAGE [--quick] [--wallclock] [--no-native]"
+kernel= args=() icount=(--icount 0,sleep=off) native=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift ;;
+	--quick) args+=(--quick) ;;
+	--wallclock) icount=() ;;
+	--no-native) native=0 ;;
+	*) echo "$usage" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$kernel" ] || { echo "$usage" >&2; exit 2; }
 mkdir -p "$out"
+rm -f "$out"/guest.csv "$out"/native.csv "$out"/*.svg "$out"/tables.md
 cd "$top"
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "host CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
-	echo "guest: linux-source-6.12 $(cat kernel/debian-version) + nofd series, fast kernel, QEMU TCG, 2 vCPUs, 1024 MiB"
-	echo "qemu: $(qemu-system-x86_64 --version | head -n1)"
+	echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
+	echo "guest: linux-source-6.12 $NOFD_VERSION + nofd series ($(nofd_patches | wc -l) patches), $(basename "$kernel")"
+	echo "qemu: $(qemu-system-x86_64 --version | head -n1), TCG, 2 vCPUs, 1024 MiB, ${icount[*]:-wall clock}"
+	if perf stat -x, -e instructions true 2>&1 | grep -q '^[0-9]'; then
+		echo "native: CPU time (the machine has instruction counters; bench-run does not read them)"
+	else
+		echo "native: CPU time (no instruction counters: perf stat -e instructions is not supported)"
+	fi
 	echo "command: make bench${*:+ (bench/run.sh $*)}"
 } >"$out/setting.txt"
 cat "$out/setting.txt"
 
 start=$(date +%s)
 status=0
-vm/run.sh ${NOFD_VM_ARGS:-} --kernel build/bzImage-fast --timeout 1500 \
-	--out "$out/vm" --quiet -- /bin/bench-run "$@" || status=$?
-tr -d '\r' <"$out/vm/output.log" | grep -E '^(run|sys),' >"$out/results.csv" || true
-echo "bench: $(grep -c '^run,' "$out/results.csv") timed runs, $(grep -c '^sys,' "$out/results.csv") counted runs in $(( $(date +%s) - start )) s"
+vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
+	--out "$out/vm" --quiet -- /bin/bench-run "${args[@]}" || status=$?
+tr -d '\r' <"$out/vm/output.log" | grep -E '^(run|sys|cost),' >"$out/guest.csv" || true
+echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
 if [ "$status" -ne 0 ]; then
-	tr -d '\r' <"$out/vm/output.log" | grep -v -E '^(run|sys),' | tail -n 20
+	tr -d '\r' <"$out/vm/output.log" | grep -v -E '^(run|sys|cost),' | tail -n 20
 	echo "bench: the guest run failed (status $status)"
 	exit "$status"
 fi
-build/host/bench-report "$out/results.csv" "$out/tables.md" "$out/chart.svg"
-cat "$out/tables.md"
-echo "bench: results in $out (results.csv, tables.md, chart.svg, setting.txt)"
+
+touch "$out/native.csv"
+if [ $native = 1 ]; then
+	start=$(date +%s)
+	# host CPU time is noisy: eleven rounds, medians
+	BENCH_BIN=$top/build/bin build/bin/bench-run --native "${args[@]}" \
+		$([ ${#args[@]} = 0 ] && echo --rounds 11) >"$out/native.csv"
+	echo "bench: native: $(grep -c '^run,' "$out/native.csv") runs in $(( $(date +%s) - start )) s"
+fi
+
+build/host/bench-report "$out/guest.csv" "$out/native.csv" "$out"
+echo "bench: results in $out (guest.csv, native.csv, tables.md, *.svg, setting.txt)"

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	}
 	child = fork();
 	if (child < 0)
-		die("fork", errno);
+		die("fork", -errno);
 	if (!child) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	if (waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
-		die("the child did not stop", ECHILD);
+		die("the child did not stop", -ECHILD);
 	ptrace(PTRACE_SETOPTIONS, child, NULL,
 	       PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
 	       PTRACE_O_EXITKILL);

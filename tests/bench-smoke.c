@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: the benchmark programs keep working. bench-run --smoke runs
- * every workload and mode of `make bench` once, briefly, plus the
- * syscall-counting pass, and fails if a mode completes nothing, a direct
- * mode makes an fd-table operation or runs without RLIMIT_NOFILE locked,
- * or no syscall is counted. Nothing about speed is asserted here.
+ * every workload, mode and parameter of `make bench` once with tiny
+ * counts (connections, keep-alive, files, stat, directory walk, threads),
+ * the descriptor-cost measurement, and the syscall-counting pass, and fails
+ * if a job completes nothing or fewer operations than asked, a direct mode
+ * makes an fd-table operation or runs without RLIMIT_NOFILE locked, or no
+ * syscall is counted. Nothing about speed is asserted here.
  */
 #include <sys/wait.h>
 
@@ -13,24 +15,30 @@
 int main(void)
 {
 	char line[2048];
-	int runs = 0, counted = 0, status;
+	int runs = 0, counted = 0, costs = 0, status;
+	struct io_uring ring;
 	FILE *f;
 
-	if (!t_nofd_kernel()) {
-		printf("SKIP: the files workload needs the nofd kernel\n");
-		return T_EXIT_SKIP;
-	}
+	/* the nofd modes need GETDENTS (and fixed dirfds, which came first) */
+	t_assert(!io_uring_queue_init(4, &ring, 0) &&
+		 !io_uring_register_files_sparse(&ring, 1), "ring");
+	status = io_uring_check_getdents(&ring);
+	io_uring_queue_exit(&ring);
+	if (status != 1)
+		return t_no_feature("IORING_OP_GETDENTS, which the walk uses");
 	f = popen("/bin/bench-run --smoke", "r");
 	t_assert(f, "popen bench-run");
 	while (fgets(line, sizeof(line), f)) {
 		runs += !strncmp(line, "run,", 4);
 		counted += !strncmp(line, "sys,", 4);
+		costs += !strncmp(line, "cost,", 5);
 		fputs(line, stdout);
 	}
 	status = pclose(f);
 	t_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		"bench-run --smoke exits 0 (status %#x)", status);
-	t_check(runs == 20, "20 timed runs, one per mode (%d)", runs);
-	t_check(counted == 20, "20 runs with syscalls counted (%d)", counted);
+	t_check(runs == 110, "110 measured runs, one per job (%d)", runs);
+	t_check(counted == 110, "110 runs with syscalls counted (%d)", counted);
+	t_check(costs == 1, "one descriptor-cost measurement (%d)", costs);
 	return t_exit();
 }
