@@ -294,12 +294,23 @@ static void add(const char *workload, const char *mode, int param,
 	jobs[nr_jobs++] = (struct job){ workload, mode, param, flags };
 }
 
+struct mode {
+	const char *name;
+	unsigned int flags;
+};
+
+/* @w in each of the @nm modes @m, each at the @np parameters @p. */
+static void add_each(const char *w, const struct mode *m, int nm,
+		     const int *p, int np)
+{
+	for (int i = 0; i < nm; i++)
+		for (int j = 0; j < np; j++)
+			add(w, m[i].name, p[j], m[i].flags);
+}
+
 static void plan(void)
 {
-	static const struct {
-		const char *mode;
-		unsigned int flags;
-	} conn[] = {
+	static const struct mode conn[] = {
 		{ "a", 0 }, { "b", 0 }, { "c", 0 }, { "d", DIRECT },
 		{ "e", DIRECT }, { "f", 0 },
 	}, files[] = {
@@ -312,38 +323,23 @@ static void plan(void)
 	static const int depth[] = { 1, 8, 32 }, exch[] = { 1, 10, 100 };
 	static const int threads[] = { 1, 2, 4 };
 
-	for (int m = 0; m < 6; m++)
-		for (int i = 0; i < 3; i++)
-			add("conn", conn[m].mode, depth[i], conn[m].flags);
-	for (int m = 0; m < 6; m++)
-		for (int i = 0; i < 3; i++)
-			add("keepalive", conn[m].mode, exch[i], conn[m].flags);
+	add_each("conn", conn, 6, depth, 3);
+	add_each("keepalive", conn, 6, exch, 3);
 	add("files", "sys", 1, 0);
-	for (int m = 0; m < 4; m++)
-		for (int i = 0; i < 3; i++)
-			add("files", files[m].mode, depth[i], files[m].flags);
+	add_each("files", files, 4, depth, 3);
 	add("stat", "stat-sys", 1, 0);
-	for (int m = 0; m < 3; m++)
-		for (int i = 0; i < 3; i++)
-			add("stat", stat[m].mode, depth[i], stat[m].flags);
+	add_each("stat", stat, 3, depth, 3);
 	add("walk", "sys", 0, 0);
 	add("walk", "uring", 0, NOFD);
 	add("walk", "direct", 0, NOFD | DIRECT);
 	for (int i = 0; i < 3; i++) {
 		add("thfiles", "sys", threads[i], 0);
-		for (int m = 0; m < 4; m++)
-			add("thfiles", files[m].mode, threads[i],
-			    files[m].flags);
+		add_each("thfiles", files, 4, &threads[i], 1);
 	}
-	for (int i = 0; i < 3; i++)
-		for (int m = 1; m < 6; m++)
-			add("thconn", conn[m].mode, threads[i], conn[m].flags);
-	for (int m = 1; m < 6; m++)
-		for (int i = 1; i < 3; i++)
-			add("conn-dt", conn[m].mode, depth[i], conn[m].flags);
-	for (int m = 0; m < 4; m++)
-		for (int i = 1; i < 3; i++)
-			add("files-dt", files[m].mode, depth[i], files[m].flags);
+	for (int i = 0; i < 3; i++)		/* the io_uring modes, b-f */
+		add_each("thconn", conn + 1, 5, &threads[i], 1);
+	add_each("conn-dt", conn + 1, 5, depth + 1, 2);
+	add_each("files-dt", files, 4, depth + 1, 2);
 }
 
 static void cost(int round)

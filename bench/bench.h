@@ -39,13 +39,6 @@ static inline double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* User + system CPU seconds of @r. */
-static inline double cpu_seconds(const struct rusage *r)
-{
-	return r->ru_utime.tv_sec + r->ru_utime.tv_usec / 1e6 +
-	       r->ru_stime.tv_sec + r->ru_stime.tv_usec / 1e6;
-}
-
 /*
  * CPU seconds of this process, all threads, user and kernel. Under QEMU's
  * -icount shift=0 a guest second is 10^9 executed instructions, so this
