@@ -27,7 +27,8 @@ export NOFD_VM_ARGS := $(VM_ARGS)
 
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
-GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct
+GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
+	$(BIN)/nofd-httpd
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
 HOST := $(B)/host/logscan $(B)/host/bench-report
 
@@ -65,6 +66,13 @@ $(B)/host/bench-report: bench/report.c | deps
 $(BIN)/%: demo/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+# --wrap: the server counts the heap allocations it makes after start-up
+$(BIN)/nofd-httpd: httpd/nofd-httpd.c httpd/http.c httpd/http.h $(HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ihttpd $(LDFLAGS) \
+		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
+		-o $@ httpd/nofd-httpd.c httpd/http.c $(LDLIBS)
 
 $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)

@@ -170,6 +170,25 @@ static inline void io_uring_prep_cmd_getsockname(struct io_uring_sqe *sqe,
 }
 #endif
 
+#if !NOFD_LIBURING_AT_LEAST(2, 5)	/* cmd_sock came in 2.5 */
+/*
+ * A socket command (SOCKET_URING_OP_*) on the socket @fd: for SETSOCKOPT
+ * and GETSOCKOPT, @level, @optname, @optval and @optlen as setsockopt(2)
+ * takes them. liburing 2.3's SQE has no level/optname/optval/optlen names:
+ * they share addr (level in its low half), file_index and addr3.
+ */
+static inline void io_uring_prep_cmd_sock(struct io_uring_sqe *sqe, int cmd_op,
+					  int fd, int level, int optname,
+					  void *optval, int optlen)
+{
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = cmd_op;
+	sqe->addr = (uint32_t)level | (uint64_t)(uint32_t)optname << 32;
+	sqe->file_index = optlen;
+	sqe->addr3 = (unsigned long)optval;
+}
+#endif
+
 /*
  * nofd: with IOSQE_FIXED_FILE the directory fd of OPENAT, OPENAT2, STATX,
  * UNLINKAT, MKDIRAT, SYMLINKAT, RENAMEAT and LINKAT is a fixed-table slot

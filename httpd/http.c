@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * http.c: request parsing and the path, date, type and escaping helpers of
+ * nofd-httpd (http.h). Nothing here allocates or does I/O.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http.h"
+
+static const char *find_crlf(const char *p, const char *end)
+{
+	for (; p + 1 < end; p++)
+		if (p[0] == '\r' && p[1] == '\n')
+			return p;
+	return NULL;
+}
+
+/* Whether the header value @v (@n bytes) has the comma-separated token @tok */
+static bool has_token(const char *v, size_t n, const char *tok)
+{
+	size_t tl = strlen(tok);
+
+	while (n) {
+		size_t i = 0;
+
+		while (n && (*v == ' ' || *v == '\t' || *v == ',')) {
+			v++;
+			n--;
+		}
+		while (i < n && v[i] != ',')
+			i++;
+		while (i && (v[i - 1] == ' ' || v[i - 1] == '\t'))
+			i--;
+		if (i == tl && !strncasecmp(v, tok, tl))
+			return true;
+		while (n && *v != ',') {
+			v++;
+			n--;
+		}
+	}
+	return false;
+}
+
+static int parse_line(const char *p, const char *eol, struct http_request *req)
+{
+	const char *sp1 = memchr(p, ' ', eol - p), *sp2;
+
+	if (!sp1)
+		return 400;
+	sp2 = memchr(sp1 + 1, ' ', eol - sp1 - 1);
+	if (!sp2)
+		return sp1 + 1 - p > HTTP_TARGET_MAX ? 414 : 400;
+	if (sp1 - p == 3 && !memcmp(p, "GET", 3))
+		req->method = HTTP_GET;
+	else if (sp1 - p == 4 && !memcmp(p, "HEAD", 4))
+		req->method = HTTP_HEAD;
+	else
+		req->method = HTTP_OTHER;
+	req->target = sp1 + 1;
+	req->target_len = sp2 - sp1 - 1;
+	if (!req->target_len)
+		return 400;
+	if (req->target_len > HTTP_TARGET_MAX)
+		return 414;
+	if (eol - sp2 - 1 != 8 || memcmp(sp2 + 1, "HTTP/1.", 7) ||
+	    !isdigit((unsigned char)sp2[8]))
+		return eol - sp2 - 1 > 5 && !memcmp(sp2 + 1, "HTTP/", 5) ?
+		       505 : 400;
+	req->minor = sp2[8] - '0';
+	req->line = p;
+	req->line_len = eol - p;
+	return 0;
+}
+
+static int parse_header(const char *p, const char *eol,
+			struct http_request *req, int *conn)
+{
+	const char *colon = memchr(p, ':', eol - p);
+	const char *v;
+	size_t name, n;
+
+	if (!colon || colon == p || colon[-1] == ' ' || colon[-1] == '\t')
+		return 400;
+	name = colon - p;
+	v = colon + 1;
+	while (v < eol && (*v == ' ' || *v == '\t'))
+		v++;
+	n = eol - v;
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+
+#define IS(h) (name == sizeof(h) - 1 && !strncasecmp(p, h, name))
+	if (IS("Host")) {
+		if (req->has_host)
+			return 400;
+		req->has_host = true;
+	} else if (IS("Connection")) {
+		if (has_token(v, n, "close"))
+			*conn = 0;
+		else if (has_token(v, n, "keep-alive") && *conn < 0)
+			*conn = 1;
+	} else if (IS("If-Modified-Since")) {
+		req->if_modified_since = http_parse_date(v, n);
+	} else if (IS("Content-Length")) {
+		if (!n || n > 18)
+			return 400;
+		for (size_t i = 0; i < n; i++)
+			if (!isdigit((unsigned char)v[i]))
+				return 400;
+		if (strtoull(v, NULL, 10))
+			req->has_body = true;
+	} else if (IS("Transfer-Encoding")) {
+		req->has_body = true;
+	}
+#undef IS
+	return 0;
+}
+
+int http_parse(const char *buf, size_t len, struct http_request *req)
+{
+	const char *p = buf, *end = buf + len, *eol;
+	int conn = -1, ret;
+
+	memset(req, 0, sizeof(*req));
+	req->if_modified_since = -1;
+	/* RFC 9112 2.2: ignore empty lines before the request line */
+	while (end - p >= 2 && p[0] == '\r' && p[1] == '\n')
+		p += 2;
+	eol = find_crlf(p, end);
+	if (!eol) {
+		if (memchr(p, '\n', end - p))
+			return 400;
+		return len >= HTTP_HEAD_MAX ?
+		       (end - p > HTTP_TARGET_MAX + 16 ? 414 : 431) : 1;
+	}
+	ret = parse_line(p, eol, req);
+	if (ret)
+		return ret;
+	for (p = eol + 2;; p = eol + 2) {
+		eol = find_crlf(p, end);
+		if (!eol)
+			return len >= HTTP_HEAD_MAX ? 431 : 1;
+		if (eol == p)
+			break;
+		if (memchr(p, '\0', eol - p))
+			return 400;
+		ret = parse_header(p, eol, req, &conn);
+		if (ret)
+			return ret;
+	}
+	req->head_len = eol + 2 - buf;
+	if (req->head_len > HTTP_HEAD_MAX)
+		return 431;
+	if (req->minor >= 1 && !req->has_host)
+		return 400;
+	req->keepalive = conn < 0 ? req->minor >= 1 : conn;
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int http_path(const char *target, size_t len, char *out, size_t size,
+	      bool *dir_slash)
+{
+	size_t o = 0, i;
+	/* where each kept segment starts, to drop it again for ".." */
+	size_t seg_start[HTTP_TARGET_MAX / 2 + 1];
+	size_t depth = 0;
+
+	if (!len || target[0] != '/')
+		return 400;
+	*dir_slash = false;
+	for (i = 0; i < len && target[i] != '?' && target[i] != '#';) {
+		char seg[256 + 1];
+		size_t s = 0;
+
+		while (i < len && target[i] == '/')
+			i++;
+		*dir_slash = i > 0 && target[i - 1] == '/';
+		if (i >= len || target[i] == '?' || target[i] == '#')
+			break;
+		while (i < len && target[i] != '/' && target[i] != '?' &&
+		       target[i] != '#') {
+			int c = (unsigned char)target[i++];
+
+			if (c == '%') {
+				int h, l;
+
+				if (i + 2 > len)
+					return 400;
+				h = hexval(target[i]);
+				l = hexval(target[i + 1]);
+				if (h < 0 || l < 0)
+					return 400;
+				c = h << 4 | l;
+				i += 2;
+			}
+			if (!c)
+				return 400;
+			if (c == '/')	/* an encoded slash stays a separator */
+				break;
+			if (s == sizeof(seg) - 1)
+				return 414;
+			seg[s++] = c;
+		}
+		*dir_slash = false;
+		seg[s] = '\0';
+		if (!s || !strcmp(seg, "."))
+			continue;
+		if (!strcmp(seg, "..")) {
+			if (!depth)
+				return 400;
+			o = seg_start[--depth];
+			continue;
+		}
+		if (o + !!o + s + 1 > size)
+			return 414;
+		seg_start[depth++] = o;
+		if (o)
+			out[o++] = '/';
+		memcpy(out + o, seg, s);
+		o += s;
+	}
+	if (i < len && target[i] != '?' && target[i] != '#')
+		return 400;
+	if (!o) {
+		if (size < 2)
+			return 414;
+		out[o++] = '.';
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+const char *http_reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 301: return "Moved Permanently";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 503: return "Service Unavailable";
+	case 505: return "HTTP Version Not Supported";
+	default: return "Unknown";
+	}
+}
+
+const char *http_content_type(const char *path)
+{
+	static const struct { const char *ext, *type; } types[] = {
+		{ "html", "text/html; charset=utf-8" },
+		{ "htm", "text/html; charset=utf-8" },
+		{ "txt", "text/plain; charset=utf-8" },
+		{ "css", "text/css" },
+		{ "js", "text/javascript" },
+		{ "json", "application/json" },
+		{ "svg", "image/svg+xml" },
+		{ "png", "image/png" },
+		{ "jpg", "image/jpeg" },
+		{ "jpeg", "image/jpeg" },
+		{ "gif", "image/gif" },
+		{ "ico", "image/x-icon" },
+		{ "pdf", "application/pdf" },
+		{ "csv", "text/csv" },
+		{ "xml", "application/xml" },
+		{ "wasm", "application/wasm" },
+	};
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash : path, '.');
+
+	if (dot)
+		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+			if (!strcasecmp(dot + 1, types[i].ext))
+				return types[i].type;
+	return "application/octet-stream";
+}
+
+void http_date(time_t t, char out[HTTP_DATE_LEN])
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, HTTP_DATE_LEN, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}
+
+time_t http_parse_date(const char *s, size_t len)
+{
+	char buf[64];
+	struct tm tm = { 0 };
+	const char *end;
+
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	end = strptime(buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	if (!end || *end)
+		return -1;
+	return timegm(&tm);
+}
+
+static bool put(char *out, size_t size, size_t *pos, const char *s, size_t n)
+{
+	if (*pos + n >= size)
+		return false;
+	memcpy(out + *pos, s, n);
+	*pos += n;
+	return true;
+}
+
+bool http_escape_html(char *out, size_t size, size_t *pos, const char *s)
+{
+	size_t p = *pos;
+
+	for (; *s; s++) {
+		const char *e;
+		char c = *s;
+
+		switch (c) {
+		case '&': e = "&amp;"; break;
+		case '<': e = "&lt;"; break;
+		case '>': e = "&gt;"; break;
+		case '"': e = "&quot;"; break;
+		case '\'': e = "&#39;"; break;
+		default: e = NULL;
+		}
+		if (!(e ? put(out, size, &p, e, strlen(e)) :
+		      put(out, size, &p, &c, 1)))
+			return false;
+	}
+	*pos = p;
+	return true;
+}
+
+bool http_escape_url(char *out, size_t size, size_t *pos, const char *s)
+{
+	size_t p = *pos;
+
+	for (; *s; s++) {
+		unsigned char c = *s;
+		char hex[4];
+
+		if (isalnum(c) || strchr("-._~", c)) {
+			if (!put(out, size, &p, (const char *)&c, 1))
+				return false;
+			continue;
+		}
+		snprintf(hex, sizeof(hex), "%%%02X", c);
+		if (!put(out, size, &p, hex, 3))
+			return false;
+	}
+	*pos = p;
+	return true;
+}

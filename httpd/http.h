@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http.h: the HTTP/1.1 side of nofd-httpd, with no I/O in it: parsing a
+ * request head, turning its target into a path beneath the document root,
+ * dates, content types, escaping. Each function works on caller buffers
+ * and allocates nothing.
+ */
+#ifndef NOFD_HTTP_H
+#define NOFD_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+/* Limits: a request head larger than HEAD_MAX is 431, a target longer
+ * than TARGET_MAX is 414. */
+#define HTTP_HEAD_MAX		8192
+#define HTTP_TARGET_MAX		2048
+
+enum http_method { HTTP_GET, HTTP_HEAD, HTTP_OTHER };
+
+struct http_request {
+	enum http_method method;
+	const char *target;	/* as sent, not terminated: target_len */
+	size_t target_len;
+	const char *line;	/* the request line, for the log: line_len */
+	size_t line_len;
+	int minor;		/* HTTP/1.minor */
+	bool keepalive;		/* after Connection and the version */
+	bool has_host;
+	bool has_body;		/* Content-Length > 0 or Transfer-Encoding */
+	time_t if_modified_since;	/* -1 when absent or unparsable */
+	size_t head_len;	/* bytes up to and including the blank line */
+};
+
+/*
+ * Parse the request head at the start of @buf (@len bytes). Returns 0 and
+ * fills @req when a whole head is there, 1 when more bytes are needed, or
+ * the status to answer with (400, 414, 431, 505) when it is malformed.
+ */
+int http_parse(const char *buf, size_t len, struct http_request *req);
+
+/*
+ * The path of @target beneath the document root, into @out (@size bytes):
+ * the query is dropped, %XX decoded, "." and empty segments removed, ".."
+ * resolved, and the result made relative ("." for the root). Returns 0, or
+ * 400 for a target that is not an origin-form path, a bad escape, a NUL,
+ * or a ".." above the root; 414 when it does not fit. *@dir_slash says the
+ * target ended with '/'.
+ */
+int http_path(const char *target, size_t len, char *out, size_t size,
+	      bool *dir_slash);
+
+/* The reason phrase of @status ("Not Found") */
+const char *http_reason(int status);
+
+/* Content-Type for @path by its extension */
+const char *http_content_type(const char *path);
+
+/* @t as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"): 29 bytes + NUL */
+#define HTTP_DATE_LEN	30
+void http_date(time_t t, char out[HTTP_DATE_LEN]);
+
+/* The time of an IMF-fixdate, or -1 */
+time_t http_parse_date(const char *s, size_t len);
+
+/*
+ * Append @s to @out at *@pos (@size bytes in all), escaped for HTML text
+ * (html) or as a URL path segment (url). Returns false, changing nothing
+ * visible beyond *@pos, when it does not fit.
+ */
+bool http_escape_html(char *out, size_t size, size_t *pos, const char *s);
+bool http_escape_url(char *out, size_t size, size_t *pos, const char *s);
+
+#endif

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * httpd.h: what the nofd-httpd tests share: a sample site, starting and
+ * stopping /bin/nofd-httpd, and a plain-socket HTTP client. The server is
+ * started with --port 0 and says its port on stderr, which the test keeps
+ * reading (for --stats) through a pipe.
+ */
+#ifndef NOFD_TEST_HTTPD_H
+#define NOFD_TEST_HTTPD_H
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "test.h"
+
+#define HTTPD_BIN "/bin/nofd-httpd"
+
+struct httpd {
+	pid_t pid;
+	int port;
+	int err;		/* its stderr */
+	char log[4096];		/* what it said on stderr after the start */
+};
+
+static inline void t_write_file(const char *path, const void *data,
+				size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	t_assert(fd >= 0, "create %s", path);
+	t_assert(write(fd, data, len) == (ssize_t)len, "write %s", path);
+	close(fd);
+}
+
+/* The file's bytes, read with read(2), into @buf; its length. */
+static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, (char *)buf + got, size - got)) > 0)
+		got += n;
+	close(fd);
+	return got;
+}
+
+/*
+ * Start the server on @root with the options in @argv (NULL-terminated,
+ * may be NULL): --port 0 and --addr 127.0.0.1 are added. Fails the test
+ * when it does not announce its port.
+ */
+static inline void httpd_start(struct httpd *h, const char *root,
+			       const char *const *argv)
+{
+	const char *args[32] = { HTTPD_BIN, "--port", "0", "--addr",
+				 "127.0.0.1", "--root", root };
+	int n = 7, p[2];
+	char line[256];
+	ssize_t len = 0, r;
+
+	for (; argv && *argv && n < 31; argv++)
+		args[n++] = *argv;
+	args[n] = NULL;
+	t_assert(pipe(p) == 0, "pipe");
+	h->pid = fork();
+	t_assert(h->pid >= 0, "fork");
+	if (!h->pid) {
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execv(HTTPD_BIN, (char **)args);
+		_exit(127);
+	}
+	close(p[1]);
+	h->err = p[0];
+	/* "nofd-httpd: serving ROOT on ADDR port N, ..." */
+	while (len < (ssize_t)sizeof(line) - 1 &&
+	       (r = read(h->err, line + len, 1)) == 1 && line[len] != '\n')
+		len++;
+	line[len] = '\0';
+	h->port = 0;
+	if (strstr(line, " port "))
+		h->port = atoi(strstr(line, " port ") + 6);
+	t_assert(h->port > 0, "nofd-httpd did not start: '%s'", line);
+}
+
+/* Send @sig, wait; the exit status (or 128 + signal), stderr in h->log. */
+static inline int httpd_stop(struct httpd *h, int sig)
+{
+	int status;
+	ssize_t len = 0, r;
+
+	kill(h->pid, sig);
+	while (len < (ssize_t)sizeof(h->log) - 1 &&
+	       (r = read(h->err, h->log + len, sizeof(h->log) - 1 - len)) > 0)
+		len += r;
+	h->log[len] = '\0';
+	close(h->err);
+	t_assert(waitpid(h->pid, &status, 0) == h->pid, "waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       128 + WTERMSIG(status);
+}
+
+/* A connected TCP socket to the server, with 10 s send/receive timeouts. */
+static inline int http_connect(int port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct timeval tv = { .tv_sec = 10 };
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	t_assert(s >= 0, "socket");
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	t_assert(connect(s, (void *)&sa, sizeof(sa)) == 0, "connect %d", port);
+	return s;
+}
+
+static inline void http_send(int s, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = send(s, data, len, MSG_NOSIGNAL);
+
+		t_assert(n > 0, "send");
+		data += n;
+		len -= n;
+	}
+}
+
+/* Read until the peer closes (or @size - 1 bytes, or a timeout). */
+static inline size_t http_read_all(int s, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && (n = recv(s, buf + len, size - 1 - len, 0)) > 0)
+		len += n;
+	buf[len] = '\0';
+	return len;
+}
+
+struct http_resp {
+	int status;
+	const char *head;	/* the head, in the caller's buffer */
+	size_t head_len;
+	const char *body;
+	size_t body_len;	/* Content-Length, or what there was */
+	long content_length;	/* -1: none */
+};
+
+/* The value of header @name in @r's head, copied into @out, or NULL. */
+static inline const char *http_header(const struct http_resp *r,
+				      const char *name, char *out, size_t size)
+{
+	size_t nl = strlen(name);
+	const char *p = r->head, *end = r->head + r->head_len;
+
+	while (p < end) {
+		const char *eol = memmem(p, end - p, "\r\n", 2);
+
+		if (!eol)
+			break;
+		if ((size_t)(eol - p) > nl + 1 && !strncasecmp(p, name, nl) &&
+		    p[nl] == ':') {
+			const char *v = p + nl + 1;
+			size_t n;
+
+			while (*v == ' ')
+				v++;
+			n = eol - v < (long)size - 1 ? (size_t)(eol - v) :
+			    size - 1;
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return out;
+		}
+		p = eol + 2;
+	}
+	return NULL;
+}
+
+/*
+ * Parse one response at @buf (@len bytes): the length it takes, or 0 when
+ * it is not whole. @head_only: the response to a HEAD (no body follows).
+ */
+static inline size_t http_parse_resp(const char *buf, size_t len,
+				     struct http_resp *r, bool head_only)
+{
+	const char *end = memmem(buf, len, "\r\n\r\n", 4);
+	char v[32];
+
+	memset(r, 0, sizeof(*r));
+	r->content_length = -1;
+	if (!end || len < 12 || memcmp(buf, "HTTP/1.1 ", 9))
+		return 0;
+	r->status = atoi(buf + 9);
+	r->head = buf;
+	r->head_len = end + 4 - buf;
+	r->body = end + 4;
+	if (http_header(r, "Content-Length", v, sizeof(v)))
+		r->content_length = atol(v);
+	if (head_only || r->status == 304) {
+		r->body_len = 0;
+	} else if (r->content_length >= 0) {
+		if (len - r->head_len < (size_t)r->content_length)
+			return 0;
+		r->body_len = r->content_length;
+	} else {
+		r->body_len = len - r->head_len;
+	}
+	return r->head_len + r->body_len;
+}
+
+/* One request on a new connection, read to the close: the status, or -1. */
+static inline int http_request(int port, const char *req, char *buf,
+			       size_t size, struct http_resp *r)
+{
+	int s = http_connect(port);
+	size_t len;
+
+	http_send(s, req, strlen(req));
+	len = http_read_all(s, buf, size);
+	close(s);
+	if (!http_parse_resp(buf, len, r, !strncmp(req, "HEAD ", 5)))
+		return -1;
+	return r->status;
+}
+
+/* GET @path with Connection: close; the status. */
+static inline int http_get(int port, const char *path, char *buf,
+			   size_t size, struct http_resp *r)
+{
+	char req[4096];
+
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
+		 "Connection: close\r\n\r\n", path);
+	return http_request(port, req, buf, size, r);
+}
+
+/* Entries in /proc/PID/fd */
+static inline int t_count_fds_of(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+#endif
