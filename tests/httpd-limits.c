@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: nofd-httpd's limits hold: a connection over --max-conns gets
+ * 503 and is closed; a request head slower than --header-timeout
+ * (slowloris) gets 408; an idle keep-alive connection is closed after
+ * --idle-timeout; a client that stops reading a large response is
+ * disconnected after --send-timeout; and the server goes on serving.
+ */
+#include "httpd.h"
+
+#define ROOT "/tmp/httpd-limits"
+
+static char buf[1 << 16];
+
+static bool closed_within(int s, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000,
+			      .tv_usec = (ms % 1000) * 1000 };
+	char c[4096];
+	ssize_t n;
+
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while ((n = recv(s, c, sizeof(c), 0)) > 0)
+		;
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+int main(void)
+{
+	const char *argv[] = { "-n", "--threads", "1", "--max-conns", "2",
+			       "--header-timeout", "400", "--idle-timeout",
+			       "600", "--send-timeout", "500", NULL };
+	struct http_resp r;
+	struct httpd h;
+	char *big = malloc(8 << 20);
+	int a, b, c, s;
+	size_t len;
+
+	mkdir(ROOT, 0755);
+	t_write_file(ROOT "/a.txt", "a\n", 2);
+	memset(big, 'z', 8 << 20);
+	t_write_file(ROOT "/big.bin", big, 8 << 20);
+	httpd_start(&h, ROOT, argv);
+
+	/* two held connections fill the limit; the third gets 503 */
+	a = http_connect(h.port);
+	b = http_connect(h.port);
+	http_send(a, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	http_send(b, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	recv(a, buf, sizeof(buf), 0);
+	recv(b, buf, sizeof(buf), 0);
+	c = http_connect(h.port);
+	len = http_read_all(c, buf, sizeof(buf));
+	close(c);
+	t_check(http_parse_resp(buf, len, &r, false) && r.status == 503,
+		"over --max-conns 2: 503 and closed");
+	close(a);
+	close(b);
+	usleep(100000);
+	t_check_res(http_get(h.port, "/a.txt", buf, sizeof(buf), &r), 200,
+		    "a slot freed: served again");
+
+	/* slowloris: half a head, then nothing */
+	s = http_connect(h.port);
+	http_send(s, "GET /a.txt HTTP/1.1\r\nHo", 23);
+	len = http_read_all(s, buf, sizeof(buf));
+	close(s);
+	t_check(http_parse_resp(buf, len, &r, false) && r.status == 408,
+		"a head slower than --header-timeout: 408 and closed");
+
+	/* idle keep-alive */
+	s = http_connect(h.port);
+	http_send(s, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	t_check(closed_within(s, 5000), "idle after a response: closed "
+		"after --idle-timeout");
+	close(s);
+	s = http_connect(h.port);
+	t_check(closed_within(s, 5000), "idle from the start: closed");
+	close(s);
+
+	/* a reader that stops: the send times out, the server goes on */
+	s = http_connect(h.port);
+	http_send(s, "GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n", 34);
+	sleep(2);
+	t_check(closed_within(s, 5000), "a client that stops reading 8 MiB "
+		"is disconnected");
+	close(s);
+	t_check_res(http_get(h.port, "/a.txt", buf, sizeof(buf), &r), 200,
+		    "still serving");
+
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");
+	free(big);
+	return t_exit();
+}
