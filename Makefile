@@ -28,7 +28,7 @@ export NOFD_VM_ARGS := $(VM_ARGS)
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
-	$(BIN)/nofd-httpd
+	$(BIN)/nofd-httpd $(BIN)/versus
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
 HOST := $(B)/host/logscan $(B)/host/bench-report
 
@@ -46,6 +46,13 @@ initramfs: $(B)/initramfs.cpio.gz
 
 $(B)/initramfs.cpio.gz: $(GUEST) $(BENCH) $(TESTS) vm/mkinitramfs.sh
 	@vm/mkinitramfs.sh $@ $(GUEST) $(BENCH) -- $(TESTS)
+
+# The demo's guest root adds Debian's nginx and wrk with their libraries.
+$(B)/debs: vm/guest-debs.sh | deps
+	vm/guest-debs.sh $@
+
+$(B)/initramfs-demo.cpio.gz: $(GUEST) vm/mkinitramfs.sh $(B)/debs
+	@vm/mkinitramfs.sh --with $(B)/debs $@ $(GUEST) --
 
 $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
@@ -74,6 +81,10 @@ $(BIN)/nofd-httpd: httpd/nofd-httpd.c httpd/http.c httpd/http.h $(HDRS) | deps
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ httpd/nofd-httpd.c httpd/http.c $(LDLIBS)
 
+$(BIN)/versus: httpd/versus.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
+
 $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
@@ -81,15 +92,17 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 test: kernel-debug initramfs $(HOST)
 	tests/run.sh --kernel $(DEBUG)
 
-demo: kernel-fast initramfs $(HOST)
+# The article's greeting chain, then nofd-httpd against nginx (httpd/demo.sh)
+QUICK ?=
+demo: kernel-fast initramfs $(B)/initramfs-demo.cpio.gz $(HOST)
 	@echo "nofd: linux-source-6.12 $$(cat kernel/debian-version), fast kernel, QEMU TCG"
 	vm/run.sh --kernel $(FAST) --timeout 300 -- /bin/greet-demo
+	httpd/demo.sh --kernel $(FAST) $(if $(QUICK),--quick)
 
 # The benchmarks (docs/benchmarks.md): every workload and mode in the fast
 # guest under -icount, then natively; CSV, tables and charts in build/bench.
 # QUICK=1: a fifth of the work, one round. bench-spread: the guest part three
 # times, once with the host loaded, to show the figures do not move.
-QUICK ?=
 bench: kernel-fast initramfs $(HOST)
 	bench/run.sh --kernel $(FAST) $(if $(QUICK),--quick)
 

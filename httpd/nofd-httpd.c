@@ -51,7 +51,7 @@
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
 #define REARM_CLOSES	64	/* connections closed between ACCEPT re-arms */
 
-enum send_mode { SEND_SPLICE, SEND_READ };
+enum send_mode { SEND_AUTO, SEND_SPLICE, SEND_READ };
 
 static struct options {
 	const char *addr;
@@ -67,7 +67,7 @@ static struct options {
 	bool stats;
 } opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
-	.max_conns = 512, .send = SEND_SPLICE, .idle_ms = 60000,
+	.max_conns = 512, .send = SEND_AUTO, .idle_ms = 60000,
 	.header_ms = 10000, .send_ms = 30000, .log = "-", .defer = true,
 };
 
@@ -90,6 +90,7 @@ struct conn {
 	int fslot;
 	bool file_open, other_open, pipe_open;
 	bool keepalive, head, failed, timed_out, dir_slash;
+	bool use_read;			/* this body: READ+SEND, not SPLICE */
 	/* the request being read: buffer, bytes in it, its head's length */
 	char *req;
 	size_t req_len, head_len;
@@ -454,7 +455,7 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 
 	c->phase = PH_SEND;
 	reserve(w, 5);
-	if (opt.send == SEND_READ) {
+	if (c->use_read) {
 		if (n > CHUNK - hl)
 			n = CHUNK - hl;
 		if (hl)
@@ -520,6 +521,11 @@ static void serve_file(struct worker *w, struct conn *c, const char *name)
 	c->file_off = 0;
 	c->file_left = c->head ? 0 : c->stx.stx_size;
 	c->sent = 0;
+	/* auto: a body that fits one buffer with the head goes by READ+SEND,
+	 * a larger one by SPLICE (httpd/README.md has the measurements) */
+	c->use_read = opt.send == SEND_READ ||
+		      (opt.send == SEND_AUTO &&
+		       c->file_left + c->out_len <= CHUNK);
 	if (!c->file_left) {
 		send_out(w, c, NULL, 0);
 		return;
@@ -1104,14 +1110,14 @@ static void worker_init(struct worker *w)
 		c->slot_a = SLOT_CONN + w->nconn + 4 * i;
 		c->slot_b = c->slot_a + 1;
 	}
-	if (opt.send == SEND_READ) {
+	if (opt.send != SEND_SPLICE) {
 		struct iovec iov = {
 			.iov_base = w->mem, .iov_len = per_conn * w->nconn,
 		};
 
 		ret = io_uring_register_buffers(&w->ring, &iov, 1);
 		if (ret < 0)
-			fatal("registering the buffers (--send read)", ret);
+			fatal("registering the buffers (--send auto or read)", ret);
 	}
 
 	resolve_addr(&sa, &salen);
@@ -1164,7 +1170,8 @@ static void announce(struct worker *w)
 	fprintf(stderr, "nofd-httpd: serving %s on %s port %d, %d thread%s, "
 		"send %s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
-		opt.send == SEND_READ ? "read" : "splice");
+		opt.send == SEND_READ ? "read" : opt.send == SEND_SPLICE ?
+		"splice" : "auto");
 	fflush(stderr);
 	fflush(stdout);
 	__atomic_store_n(&started, true, __ATOMIC_RELAXED);
@@ -1348,8 +1355,10 @@ static void usage(FILE *f, int status)
 "  -c, --max-conns N      connections served at once, in all (default 512);\n"
 "                         one more gets 503 and is closed\n"
 "  -s, --send MODE        how file bodies are sent: splice (SPLICE file ->\n"
-"                         pipe -> socket, the default) or read (READ into\n"
-"                         registered buffers, then SEND)\n"
+"                         direct pipe -> socket), read (READ into registered\n"
+"                         buffers, then SEND) or auto (the default: read for\n"
+"                         a body that fits one 64 KiB buffer with its head,\n"
+"                         splice for larger ones)\n"
 "      --idle-timeout MS  close a keep-alive connection idle this long\n"
 "                         (default 60000)\n"
 "      --header-timeout MS\n"
@@ -1361,7 +1370,9 @@ static void usage(FILE *f, int status)
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"
 "  -n, --no-access-log    no access log\n"
-"      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN\n"
+"      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN (they\n"
+"                         save CPU on small responses and cost some on\n"
+"                         large ones: httpd/README.md)\n"
 "      --stats            at exit, print counters and the heap allocations\n"
 "                         made after start-up to stderr\n"
 "  -h, --help             this text\n"
@@ -1421,7 +1432,9 @@ static void parse_options(int argc, char **argv)
 		case 'c': opt.max_conns = number(optarg, "--max-conns", 65536);
 			  break;
 		case 's':
-			if (!strcmp(optarg, "splice"))
+			if (!strcmp(optarg, "auto"))
+				opt.send = SEND_AUTO;
+			else if (!strcmp(optarg, "splice"))
 				opt.send = SEND_SPLICE;
 			else if (!strcmp(optarg, "read"))
 				opt.send = SEND_READ;
@@ -1462,6 +1475,14 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	require_nofd();
+	/* libc allocates for its time zone state on first use: now, before
+	 * the count of allocations after start-up begins */
+	http_parse_date("Thu, 01 Jan 1970 00:00:00 GMT", 29);
+	{
+		char date[HTTP_DATE_LEN];
+
+		http_date(time(NULL), date);
+	}
 
 	workers = calloc(opt.threads, sizeof(*workers));
 	if (!workers)

@@ -66,7 +66,7 @@ static void check_file(int port, const char *path, const char *file,
 
 int main(void)
 {
-	static const char *const modes[] = { "splice", "read" };
+	static const char *const modes[] = { "auto", "splice", "read" };
 	struct http_resp r;
 
 	mkdir(ROOT, 0755);
@@ -80,7 +80,7 @@ int main(void)
 	/* 64 KiB + 1: one byte past a whole chunk */
 	t_write_file(ROOT "/chunk1.css", want, 65537);
 
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < 3; m++) {
 		const char *argv[] = { "--send", modes[m], "-n", NULL };
 		struct httpd h;
 

@@ -4,15 +4,25 @@
 #   /bin/            our guest programs, busybox and its applets
 #   /tests/          the test binaries, which /bin/ktap-run runs
 #
-#   vm/mkinitramfs.sh OUT.cpio.gz PROGRAM... -- TEST...
+#   vm/mkinitramfs.sh [--with DIR] OUT.cpio.gz PROGRAM... -- TEST...
 #
 # PROGRAMs go to /bin (the one named init is /init), TESTs to /tests: the
 # Makefile names them, so a program or test that no longer exists in the
 # tree does not linger in the guest. Everything we build is linked
 # statically, so no libraries are needed.
+#
+# --with DIR: also the dynamically linked programs in DIR/usr/bin and
+# DIR/usr/sbin (Debian packages unpacked by vm/guest-debs.sh: nginx, wrk)
+# at the same paths, with the libraries ldd finds for them (DIR's own
+# first, then the host's) and the dynamic loader.
 set -euo pipefail
 
-usage="usage: vm/mkinitramfs.sh OUT PROGRAM... -- TEST..."
+usage="usage: vm/mkinitramfs.sh [--with DIR] OUT PROGRAM... -- TEST..."
+with=
+if [ "${1:-}" = --with ]; then
+	with=$(cd "${2:?$usage}" && pwd)
+	shift 2
+fi
 out=${1:?$usage}
 shift
 stage=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
@@ -32,6 +42,19 @@ cp /bin/busybox "$stage/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	[ -e "$stage/bin/$applet" ] || ln -s busybox "$stage/bin/$applet"
 done
+if [ -n "$with" ]; then
+	libdir=$with/usr/lib/x86_64-linux-gnu
+	for f in "$with"/usr/bin/* "$with"/usr/sbin/*; do
+		[ -x "$f" ] || continue
+		mkdir -p "$stage/$(dirname "${f#"$with"}")"
+		cp "$f" "$stage/${f#"$with"}"
+		LD_LIBRARY_PATH=$libdir ldd "$f" | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+		while read -r lib; do
+			mkdir -p "$stage/$(dirname "${lib#"$with"}")"
+			cp -L "$lib" "$stage/${lib#"$with"}"
+		done
+	done
+fi
 echo "root:x:0:0:root:/tmp:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"
 

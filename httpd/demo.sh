@@ -1,0 +1,33 @@
+#!/bin/bash
+# make demo, second part: nofd-httpd against nginx in the fast guest, under
+# -icount shift=0,sleep=off (guest time = instructions: host load does not
+# move the figures). httpd/versus.c does the work in the guest; this
+# prints its table and writes its files to build/demo/.
+#
+#   httpd/demo.sh --kernel IMAGE [--quick]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel= quick=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--quick) quick=--quick; shift ;;
+	*) echo "usage: httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$kernel" ] || { echo "usage: httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2; }
+out=$top/build/demo
+mkdir -p "$out"
+start=$(date +%s)
+"$top/vm/run.sh" --kernel "$kernel" --initrd "$top/build/initramfs-demo.cpio.gz" \
+	--icount 0,sleep=off --timeout 1200 --out "$out/vm" --quiet \
+	-- /bin/versus $quick || { tail -30 "$out/vm/output.log"; exit 1; }
+# the files between "=== file NAME" and "=== end"
+awk -v dir="$out" '
+	/^=== file / { f = dir "/" $3; printf "" > f; next }
+	/^=== end/ { close(f); f = ""; next }
+	f { print > f }
+	!f { print }
+' "$out/vm/output.log"
+echo "demo: $(( $(date +%s) - start )) s; table.md, results.csv, results.json, chart.svg in build/demo/"

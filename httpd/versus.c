@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: MIT
+/*
+ * versus: the second part of `make demo`, run in the guest under
+ * -icount shift=0,sleep=off (guest time counts executed instructions, so
+ * host load does not move the figures; docs/benchmarks.md). It builds a
+ * sample site, then for each server (nofd-httpd as it starts by default,
+ * with each send strategy forced, and without SINGLE_ISSUER|DEFER_TASKRUN;
+ * nginx with open_file_cache off and on) and
+ * each load (a small page with keep-alive and with Connection: close, a
+ * 1 MiB file with keep-alive), drives the server with Debian's wrk and
+ * measures requests/s and p50/p99 latency (wrk's, in guest time), server
+ * CPU per request (the servers' own CPU clocks, all their processes and
+ * threads), syscalls per request (a ptrace count in a separate run), and
+ * the most descriptors the server held (/proc/PID/fd, sampled). ROUNDS
+ * interleaved rounds; each figure is their mean, with the spread.
+ *
+ *   versus [--quick] [--rounds=N] [--only=N]
+ *
+ * --quick: one round; --only=N: servers[N] only (for debugging a server).
+ *
+ * Output: a table, then the files table.md, results.csv, results.json and
+ * chart.svg, each between "=== file NAME" and "=== end" lines, which
+ * httpd/demo.sh writes to build/demo/.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SITE "/tmp/site"
+#define NGINX_DIR "/tmp/nginx"
+#define MAX_ROUNDS 5
+#define MAX_PIDS 16
+
+struct server {
+	const char *name;
+	const char *addr;
+	const char *argv[16];
+};
+
+#define NOFD(port, ...) { "/bin/nofd-httpd", "--addr", "127.0.0.1",	\
+	"--port", port, "--root", SITE, "--threads", "2", "--access-log",	\
+	"/tmp/nofd-access.log", __VA_ARGS__ }
+
+/* nginx is servers[NGINX]: the chart's reference */
+#define NGINX 4
+static const struct server servers[] = {
+	{ "nofd-httpd", "127.0.0.1:8080", NOFD("8080", NULL) },
+	{ "nofd-httpd --send splice", "127.0.0.1:8081",
+	  NOFD("8081", "--send", "splice", NULL) },
+	{ "nofd-httpd --send read", "127.0.0.1:8082",
+	  NOFD("8082", "--send", "read", NULL) },
+	{ "nofd-httpd --no-defer", "127.0.0.1:8083",
+	  NOFD("8083", "--no-defer", NULL) },
+	{ "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p", NGINX_DIR,
+	  "-c", NGINX_DIR "/off.conf", NULL } },
+	{ "nginx open_file_cache", "127.0.0.3:8080", { "/usr/sbin/nginx", "-p",
+	  NGINX_DIR, "-c", NGINX_DIR "/on.conf", NULL } },
+};
+#define NSERVERS (int)(sizeof(servers) / sizeof(servers[0]))
+
+struct load {
+	const char *name;
+	const char *path;
+	bool close;
+};
+
+static const struct load loads[] = {
+	{ "1 KiB keep-alive", "/page.html", false },
+	{ "1 KiB close", "/page.html", true },
+	{ "1 MiB keep-alive", "/big.bin", false },
+};
+#define NLOADS (int)(sizeof(loads) / sizeof(loads[0]))
+
+struct result {
+	double rps[MAX_ROUNDS], p50[MAX_ROUNDS], p99[MAX_ROUNDS];
+	double cpu[MAX_ROUNDS];		/* server CPU ns per request */
+	double syscalls;		/* per request */
+	int fds;			/* most seen */
+	long errors;
+};
+
+static struct result results[NSERVERS][NLOADS];
+static int rounds = 3;
+static const char *duration = "1s";
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "versus: %s: %s\n", what, strerror(-err));
+	exit(1);
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		die(path, -errno);
+	close(fd);
+}
+
+/* small pages, a 1 MiB file, a directory without an index */
+static void make_site(void)
+{
+	char page[1024], path[128];
+	static char big[1 << 20];
+
+	mkdir(SITE, 0755);
+	mkdir(SITE "/list", 0755);
+	memset(page, 'p', sizeof(page));
+	memcpy(page, "<!DOCTYPE html><p>", 18);
+	page[sizeof(page) - 1] = '\n';
+	write_file(SITE "/page.html", page, sizeof(page));
+	write_file(SITE "/index.html", page, 512);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = 'a' + i % 26;
+	write_file(SITE "/big.bin", big, sizeof(big));
+	for (int i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), SITE "/list/file-%02d.txt", i);
+		write_file(path, page, 100 + i);
+	}
+}
+
+/* one worker per vCPU, sendfile on, access log on; @cache: open_file_cache */
+static void make_nginx_conf(const char *name, const char *addr, bool cache)
+{
+	char conf[2048], path[128];
+	int n;
+
+	mkdir(NGINX_DIR, 0755);
+	mkdir(NGINX_DIR "/logs", 0755);
+	mkdir("/var", 0755);
+	mkdir("/var/log", 0755);
+	mkdir("/var/log/nginx", 0755);	/* its compiled-in error log */
+	mkdir("/var/lib", 0755);
+	mkdir("/var/lib/nginx", 0755);
+	n = snprintf(conf, sizeof(conf),
+		"daemon off;\nmaster_process on;\nworker_processes 2;\n"
+		"user root;\nerror_log stderr warn;\npid %s/%s.pid;\n"
+		"events { worker_connections 1024; }\n"
+		"http {\n"
+		"  types { text/html html; application/octet-stream bin; }\n"
+		"  access_log %s/%s-access.log;\n"
+		"  sendfile on;\n  tcp_nopush on;\n"
+		"  keepalive_requests 1000000;\n"
+		"  client_body_temp_path %s/body;\n"
+		"  proxy_temp_path %s/proxy;\n"
+		"  fastcgi_temp_path %s/fastcgi;\n"
+		"  uwsgi_temp_path %s/uwsgi;\n"
+		"  scgi_temp_path %s/scgi;\n"
+		"  %s\n"
+		"  server { listen %s reuseport; root %s; autoindex on; }\n"
+		"}\n",
+		NGINX_DIR, name, NGINX_DIR, name, NGINX_DIR, NGINX_DIR,
+		NGINX_DIR, NGINX_DIR, NGINX_DIR,
+		cache ? "open_file_cache max=1000 inactive=60s;" :
+			"open_file_cache off;",
+		addr, SITE);
+	snprintf(path, sizeof(path), NGINX_DIR "/%s.conf", name);
+	write_file(path, conf, n);
+}
+
+static bool port_open(const char *addr)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char host[32];
+	const char *colon = strchr(addr, ':');
+	int s, ok;
+
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+	inet_pton(AF_INET, host, &sa.sin_addr);
+	sa.sin_port = htons(atoi(colon + 1));
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ok = !connect(s, (void *)&sa, sizeof(sa));
+	close(s);
+	return ok;
+}
+
+/* @pid and its children (nginx's workers) */
+static int server_pids(pid_t pid, pid_t *pids)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int n = 0;
+
+	pids[n++] = pid;
+	while (dir && (d = readdir(dir)) && n < MAX_PIDS) {
+		char path[300], buf[512], *p;
+		int fd, len, ppid;
+
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == pid)
+			pids[n++] = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+static double cpu_ns(const pid_t *pids, int n)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		clockid_t clk;
+		struct timespec ts;
+
+		if (clock_getcpuclockid(pids[i], &clk) ||
+		    clock_gettime(clk, &ts))
+			continue;
+		sum += ts.tv_sec * 1e9 + ts.tv_nsec;
+	}
+	return sum;
+}
+
+static int count_fds(const pid_t *pids, int n)
+{
+	int total = 0;
+
+	for (int i = 0; i < n; i++) {
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd", pids[i]);
+		dir = opendir(path);
+		while (dir && (d = readdir(dir)))
+			total += d->d_name[0] != '.';
+		if (dir)
+			closedir(dir);
+	}
+	return total;
+}
+
+static pid_t start_server(int s, pid_t *pids, int *npids)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		close(null);
+		execv(servers[s].argv[0], (char **)servers[s].argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 2000 && !port_open(servers[s].addr); i++)
+		usleep(5000);
+	if (!port_open(servers[s].addr))
+		die(servers[s].name, -ECONNREFUSED);
+	usleep(100000);		/* nginx: let the workers start */
+	*npids = server_pids(pid, pids);
+	return pid;
+}
+
+/* What each task of @pid is doing, for a server that does not stop */
+static void dump_tasks(pid_t pid)
+{
+	char path[300], buf[4096];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		static const char *const files[] = { "stat", "wchan", "stack" };
+
+		if (d->d_name[0] == '.')
+			continue;
+		for (int i = 0; i < 3; i++) {
+			int fd, n;
+
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid,
+				 d->d_name, files[i]);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				continue;
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n > 0)
+				fprintf(stderr, "  %s: %.*s\n", path, n, buf);
+		}
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* SIGTERM; a server still running 20 s (guest time) later is a failure */
+static void stop_server(int s, pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 2000; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			if (WIFEXITED(status) && !WEXITSTATUS(status))
+				return;
+			fprintf(stderr, "versus: %s exited with status %#x\n",
+				servers[s].name, status);
+			exit(1);
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "versus: %s did not stop on SIGTERM:\n",
+		servers[s].name);
+	dump_tasks(pid);
+	kill(pid, SIGKILL);
+	exit(1);
+}
+
+struct wrk_out {
+	double rps, p50, p99;
+	long requests, errors;
+};
+
+static double wrk_time(const char *s)
+{
+	double v = atof(s);
+
+	if (strstr(s, "us"))
+		return v;
+	if (strstr(s, "ms"))
+		return v * 1e3;
+	return v * 1e6;		/* "s" */
+}
+
+static void parse_wrk(const char *out, struct wrk_out *w)
+{
+	const char *p;
+
+	memset(w, 0, sizeof(*w));
+	if ((p = strstr(out, "Requests/sec:")))
+		w->rps = atof(p + 13);
+	if ((p = strstr(out, " 50% ")))
+		w->p50 = wrk_time(p + 5);
+	if ((p = strstr(out, " 99% ")))
+		w->p99 = wrk_time(p + 5);
+	if ((p = strstr(out, " requests in ")))
+		for (p--; p > out && p[-1] >= '0' && p[-1] <= '9';)
+			p--;
+	if (p)
+		w->requests = atol(p);
+	if ((p = strstr(out, "Non-2xx or 3xx responses:")))
+		w->errors += atol(p + 26);
+	if ((p = strstr(out, "Socket errors:"))) {
+		long c = 0, r = 0, wr = 0, t = 0;
+
+		sscanf(p, "Socket errors: connect %ld, read %ld, write %ld, "
+		       "timeout %ld", &c, &r, &wr, &t);
+		w->errors += c + wr + t;	/* read: a closed connection */
+	}
+}
+
+/* Start wrk for @load on @s's address; its pid, its stdout in *@out. */
+static pid_t start_wrk(int s, int l, const char *dur, int *out)
+{
+	char url[128];
+	int p[2];
+	pid_t pid;
+
+	snprintf(url, sizeof(url), "http://%s%s", servers[s].addr,
+		 loads[l].path);
+	if (pipe(p))
+		die("pipe", -errno);
+	pid = fork();
+	if (!pid) {
+		const char *argv[] = { "/usr/bin/wrk", "-t", "2", "-c", "16",
+				       "-d", dur, "--latency", url,
+				       loads[l].close ? "-H" : NULL,
+				       "Connection: close", NULL };
+
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*out = p[0];
+	return pid;
+}
+
+static size_t read_out(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return len;
+}
+
+/* One measured run: wrk, the server's CPU around it, its fds during it. */
+static void measure(int s, int l, int round, const pid_t *pids, int npids)
+{
+	struct result *r = &results[s][l];
+	struct wrk_out w;
+	char out[8192];
+	double cpu0, cpu1;
+	int fd, status, most = 0;
+	pid_t pid;
+
+	cpu0 = cpu_ns(pids, npids);
+	pid = start_wrk(s, l, duration, &fd);
+	for (int t = 0; waitpid(pid, &status, WNOHANG) == 0; t++) {
+		int n = count_fds(pids, npids);
+
+		if (n > most)
+			most = n;
+		if (t == 1500) {	/* 30 s for a 1 s run */
+			fprintf(stderr, "versus: %s, %s: wrk did not finish:\n",
+				servers[s].name, loads[l].name);
+			for (int i = 0; i < npids; i++)
+				dump_tasks(pids[i]);
+			dump_tasks(pid);
+			exit(1);
+		}
+		usleep(20000);
+	}
+	cpu1 = cpu_ns(pids, npids);
+	read_out(fd, out, sizeof(out));
+	parse_wrk(out, &w);
+	if (!w.requests) {
+		fprintf(stderr, "versus: %s, %s: wrk gave no result:\n%s\n",
+			servers[s].name, loads[l].name, out);
+		exit(1);
+	}
+	r->rps[round] = w.rps;
+	r->p50[round] = w.p50;
+	r->p99[round] = w.p99;
+	r->cpu[round] = (cpu1 - cpu0) / w.requests;
+	r->errors += w.errors;
+	if (most > r->fds)
+		r->fds = most;
+}
+
+/*
+ * Syscalls per request: trace every task of the server (PTRACE_SEIZE, all
+ * threads), count syscall-entry stops while wrk runs each load, then kill
+ * the server (traced, it would not exit cleanly on its own).
+ */
+static void count_syscalls(int s)
+{
+	pid_t pids[MAX_PIDS];
+	int npids, ntasks = 0;
+
+	start_server(s, pids, &npids);
+	for (int i = 0; i < npids; i++) {
+		char path[64];
+		struct dirent *d;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+		dir = opendir(path);
+		while (dir && (d = readdir(dir)) && ntasks < 64) {
+			pid_t tid = atoi(d->d_name);
+
+			if (tid > 0 && !ptrace(PTRACE_SEIZE, tid, NULL,
+					       (void *)(PTRACE_O_TRACESYSGOOD |
+							PTRACE_O_EXITKILL))) {
+				ptrace(PTRACE_INTERRUPT, tid, NULL, NULL);
+				ntasks++;
+			}
+		}
+		if (dir)
+			closedir(dir);
+	}
+	for (int l = 0; l < NLOADS; l++) {
+		unsigned long stops = 0;
+		struct wrk_out w;
+		char out[8192];
+		int fd, status;
+		pid_t wrk = start_wrk(s, l, "1s", &fd), got;
+
+		for (;;) {
+			got = waitpid(-1, &status, __WALL);
+			if (got == wrk || got < 0)
+				break;
+			if (WIFSTOPPED(status)) {
+				int sig = WSTOPSIG(status);
+
+				if (sig == (SIGTRAP | 0x80)) {
+					stops++;
+					sig = 0;
+				} else if (status >> 16 == PTRACE_EVENT_STOP ||
+					   sig == SIGTRAP) {
+					sig = 0;
+				}
+				ptrace(PTRACE_SYSCALL, got, NULL,
+				       (void *)(long)sig);
+			}
+		}
+		read_out(fd, out, sizeof(out));
+		parse_wrk(out, &w);
+		/* entry and exit stops: two per syscall */
+		results[s][l].syscalls = w.requests ?
+					 stops / 2.0 / w.requests : -1;
+	}
+	for (int i = 0; i < npids; i++)
+		kill(pids[i], SIGKILL);
+	while (waitpid(-1, NULL, __WALL) > 0)
+		;
+	if (!ntasks)
+		die("PTRACE_SEIZE of the server", -EPERM);
+}
+
+static double mean(const double *v)
+{
+	double sum = 0;
+
+	for (int i = 0; i < rounds; i++)
+		sum += v[i];
+	return sum / rounds;
+}
+
+/* the largest distance from the mean, in % of it */
+static double spread(const double *v)
+{
+	double m = mean(v), worst = 0;
+
+	for (int i = 0; i < rounds; i++)
+		if (m && fabs(v[i] - m) / m * 100 > worst)
+			worst = fabs(v[i] - m) / m * 100;
+	return worst;
+}
+
+static void print_table(FILE *f)
+{
+	fprintf(f, "| server | load | requests/s | p50 µs | p99 µs | "
+		"server CPU µs/request | syscalls/request | fds at peak |\n"
+		"|---|---|--:|--:|--:|--:|--:|--:|\n");
+	for (int l = 0; l < NLOADS; l++)
+		for (int s = 0; s < NSERVERS; s++) {
+			struct result *r = &results[s][l];
+
+			fprintf(f, "| %s | %s | %.0f ±%.1f%% | %.0f | %.0f | "
+				"%.2f ±%.1f%% | %.2f | %d |\n",
+				servers[s].name, loads[l].name, mean(r->rps),
+				spread(r->rps), mean(r->p50), mean(r->p99),
+				mean(r->cpu) / 1e3, spread(r->cpu),
+				r->syscalls, r->fds);
+		}
+}
+
+static void print_csv(FILE *f)
+{
+	fprintf(f, "server,load,round,requests_per_s,p50_us,p99_us,"
+		"cpu_ns_per_request,syscalls_per_request,fds_peak,errors\n");
+	for (int s = 0; s < NSERVERS; s++)
+		for (int l = 0; l < NLOADS; l++)
+			for (int i = 0; i < rounds; i++) {
+				struct result *r = &results[s][l];
+
+				fprintf(f, "%s,%s,%d,%.1f,%.1f,%.1f,%.0f,%.2f,"
+					"%d,%ld\n", servers[s].name,
+					loads[l].name, i + 1, r->rps[i],
+					r->p50[i], r->p99[i], r->cpu[i],
+					r->syscalls, r->fds, r->errors);
+			}
+}
+
+static void print_json(FILE *f)
+{
+	fprintf(f, "{\"rounds\": %d, \"duration\": \"%s\", \"clock\": "
+		"\"-icount shift=0,sleep=off\", \"results\": [\n", rounds,
+		duration);
+	for (int s = 0; s < NSERVERS; s++)
+		for (int l = 0; l < NLOADS; l++) {
+			struct result *r = &results[s][l];
+
+			fprintf(f, "  {\"server\": \"%s\", \"load\": \"%s\", "
+				"\"requests_per_s\": %.1f, "
+				"\"requests_per_s_spread_pct\": %.2f, "
+				"\"p50_us\": %.1f, \"p99_us\": %.1f, "
+				"\"cpu_ns_per_request\": %.0f, "
+				"\"cpu_spread_pct\": %.2f, "
+				"\"syscalls_per_request\": %.2f, "
+				"\"fds_peak\": %d, \"errors\": %ld}%s\n",
+				servers[s].name, loads[l].name, mean(r->rps),
+				spread(r->rps), mean(r->p50), mean(r->p99),
+				mean(r->cpu), spread(r->cpu), r->syscalls,
+				r->fds, r->errors,
+				s == NSERVERS - 1 && l == NLOADS - 1 ? "" : ",");
+		}
+	fprintf(f, "]}\n");
+}
+
+/* server CPU per request, each load's bars relative to nginx's */
+static void print_svg(FILE *f)
+{
+	static const char *const colors[] = { "#1f77b4", "#6baed6",
+					      "#9ecae1", "#c6dbef", "#d62728",
+					      "#ff9896" };
+	int w = 760, bar = 22, gap = 30, top = 40;
+	int h = top + NLOADS * (NSERVERS * bar + gap) + 20;
+	double max = 0;
+
+	for (int s = 0; s < NSERVERS; s++)
+		for (int l = 0; l < NLOADS; l++) {
+			double v = mean(results[s][l].cpu) /
+				   mean(results[NGINX][l].cpu);
+
+			if (v > max)
+				max = v;
+		}
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<text x=\"10\" y=\"20\" font-size=\"14\">Server CPU per "
+		"request, relative to nginx (lower is better; -icount "
+		"instructions)</text>\n", w, h);
+	for (int l = 0; l < NLOADS; l++) {
+		int y0 = top + l * (NSERVERS * bar + gap);
+
+		fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s"
+			"</text>\n", y0 + 8, loads[l].name);
+		for (int s = 0; s < NSERVERS; s++) {
+			double v = mean(results[s][l].cpu) /
+				   mean(results[NGINX][l].cpu);
+			int y = y0 + 12 + s * bar, len = v / max * 380;
+
+			fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>"
+				"<rect x=\"200\" y=\"%d\" width=\"%d\" "
+				"height=\"%d\" fill=\"%s\"/>"
+				"<text x=\"%d\" y=\"%d\">%.2fx (%.1f µs)</text>\n",
+				y + 14, servers[s].name, y, len, bar - 4,
+				colors[s], 205 + len, y + 14, v,
+				mean(results[s][l].cpu) / 1e3);
+		}
+	}
+	fprintf(f, "</svg>\n");
+}
+
+int main(int argc, char **argv)
+{
+	int only = -1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			rounds = 1;
+		else if (!strncmp(argv[i], "--only=", 7))
+			only = atoi(argv[i] + 7);	/* servers[N] only */
+		else if (!strncmp(argv[i], "--rounds=", 9))
+			rounds = atoi(argv[i] + 9);
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS)
+		die("--rounds", -EINVAL);
+	signal(SIGPIPE, SIG_IGN);
+	make_site();
+	make_nginx_conf("off", servers[NGINX].addr, false);
+	make_nginx_conf("on", servers[NGINX + 1].addr, true);
+	printf("versus: %d servers x %d loads, %d round%s of %s each, wrk -t 2 "
+	       "-c 16, 2 vCPUs, guest time = instructions\n", NSERVERS,
+	       NLOADS, rounds, rounds > 1 ? "s" : "", duration);
+	fflush(stdout);
+
+	for (int round = 0; round < rounds; round++) {
+		for (int s = 0; s < NSERVERS; s++) {
+			pid_t pids[MAX_PIDS], pid;
+			int npids, fd, status;
+
+			if (only >= 0 && s != only)
+				continue;
+			pid = start_server(s, pids, &npids);
+			/* warm-up: caches, nginx's open_file_cache */
+			waitpid(start_wrk(s, 0, "1s", &fd), &status, 0);
+			close(fd);
+			for (int l = 0; l < NLOADS; l++)
+				measure(s, l, round, pids, npids);
+			stop_server(s, pid);
+			printf("versus: round %d/%d: %s done\n", round + 1,
+			       rounds, servers[s].name);
+			fflush(stdout);
+		}
+	}
+	for (int s = 0; s < NSERVERS; s++)
+		if (only < 0 || s == only)
+			count_syscalls(s);
+
+	print_table(stdout);
+	printf("=== file table.md\n");
+	print_table(stdout);
+	printf("=== end\n=== file results.csv\n");
+	print_csv(stdout);
+	printf("=== end\n=== file results.json\n");
+	print_json(stdout);
+	printf("=== end\n=== file chart.svg\n");
+	print_svg(stdout);
+	printf("=== end\n");
+	return 0;
+}
