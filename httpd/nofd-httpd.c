@@ -74,7 +74,7 @@ static struct options {
 enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TIMEOUT, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
-	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_LOG, OP_MSG, OP_WAKE,
+	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_CANCEL_ACCEPT, OP_LOG, OP_MSG, OP_WAKE,
 };
 
 enum phase {
@@ -109,7 +109,9 @@ struct conn {
 	size_t out_len;
 	char *body;			/* CHUNK bytes, registered for READ */
 	size_t body_len;		/* listing bytes in body */
-	uint64_t file_off, file_left, sent;
+	uint64_t file_off, file_left;
+	uint64_t chain_body;		/* body bytes the chain in flight sends */
+	uint64_t sent;			/* body bytes sent, for the log */
 	int pipe_fds[2];		/* PIPE's answer: slot_b + 1, + 2 */
 	/* for the access log */
 	struct sockaddr_in6 peer;
@@ -299,6 +301,7 @@ static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 /* ---- connections ---- */
 
 static void arm_recv(struct worker *w, struct conn *c);
+static void cancel_accept(struct worker *w);
 static void request_done(struct worker *w, struct conn *c);
 
 static void conn_close(struct worker *w, struct conn *c)
@@ -333,10 +336,21 @@ static void conn_close(struct worker *w, struct conn *c)
 	 * is put (below) */
 	if (++w->closes_since_arm >= REARM_CLOSES && w->accept_armed &&
 	    w->accepting && !w->rearming) {
-		sqe = sqe_for(w, NULL, OP_CANCEL);
-		io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN), 0);
+		cancel_accept(w);
 		w->rearming = true;
 	}
+}
+
+/*
+ * Cancel the multishot ACCEPT: its last CQE (-ECANCELED, no F_MORE) says
+ * it ended. A cancel that finds it between two of its completions fails
+ * (-EALREADY, -ENOENT) and is tried again from handle_cqe().
+ */
+static void cancel_accept(struct worker *w)
+{
+	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
+
+	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN), 0);
 }
 
 static void arm_accept(struct worker *w)
@@ -378,7 +392,7 @@ static void send_out(struct worker *w, struct conn *c, const char *body,
 		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	}
 	link_timeout(w, c, opt.send_ms);
-	c->sent = c->out_len + len;
+	c->chain_body = len;
 }
 
 static size_t head(struct worker *w, struct conn *c, int status,
@@ -417,6 +431,7 @@ static void respond_error(struct worker *w, struct conn *c, int status)
 		c->out_len += n;
 	}
 	send_out(w, c, NULL, 0);
+	c->chain_body = c->head ? 0 : n;
 }
 
 static void respond_redirect(struct worker *w, struct conn *c)
@@ -496,7 +511,7 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 	link_timeout(w, c, opt.send_ms);
 	c->file_off += n;
 	c->file_left -= n;
-	c->sent += hl + n;
+	c->chain_body = n;
 	c->body_len = n;	/* what each op of the chain must move */
 }
 
@@ -520,7 +535,6 @@ static void serve_file(struct worker *w, struct conn *c, const char *name)
 	head(w, c, 200, http_content_type(name), c->stx.stx_size, extra);
 	c->file_off = 0;
 	c->file_left = c->head ? 0 : c->stx.stx_size;
-	c->sent = 0;
 	/* auto: a body that fits one buffer with the head goes by READ+SEND,
 	 * a larger one by SPLICE (httpd/README.md has the measurements) */
 	c->use_read = opt.send == SEND_READ ||
@@ -603,6 +617,7 @@ static void next_request(struct worker *w, struct conn *c)
 	int ret;
 
 	c->status = 0;
+	c->sent = 0;
 	c->failed = false;
 	c->head_len = 0;
 	memset(&c->hr, 0, sizeof(c->hr));
@@ -814,7 +829,7 @@ static void on_open(struct worker *w, struct conn *c)
 
 static void request_done(struct worker *w, struct conn *c)
 {
-	log_request(w, c, c->failed ? 0 : c->sent);
+	log_request(w, c, c->sent);
 	if (c->file_open)
 		close_slot(w, c, c->fslot);
 	if (c->other_open)
@@ -834,6 +849,8 @@ static void request_done(struct worker *w, struct conn *c)
 
 static void on_sent(struct worker *w, struct conn *c)
 {
+	if (!c->failed)
+		c->sent += c->chain_body;
 	if (!c->failed && c->file_left) {
 		send_chunk(w, c, false);
 		return;
@@ -889,6 +906,8 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 	c->phase = PH_RECV;
 	c->inflight = 0;
 	c->req_len = c->head_len = 0;
+	c->sent = 0;
+	c->failed = false;
 	c->file_open = c->other_open = c->pipe_open = false;
 	c->peer_len = 0;
 	memset(&c->hr, 0, sizeof(c->hr));
@@ -962,8 +981,7 @@ static void stop_worker(struct worker *w)
 		return;
 	w->stopping = true;
 	w->accepting = false;
-	sqe = sqe_for(w, NULL, OP_CANCEL);
-	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN), 0);
+	cancel_accept(w);
 	/* idle keep-alive connections: their RECV is cancelled and they
 	 * close; requests being answered finish, then close */
 	for (unsigned int i = 0; i < w->nconn; i++) {
@@ -992,6 +1010,14 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 			break;
 		case OP_WAKE:
 			stop_worker(w);
+			break;
+		case OP_CANCEL_ACCEPT:
+			if (cqe->res < 0 && w->accept_armed) {
+				if (w->stopping)
+					cancel_accept(w);
+				else
+					w->rearming = false;
+			}
 			break;
 		default:
 			break;

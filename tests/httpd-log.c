@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: nofd-httpd's access log, opened as a direct descriptor,
+ * has one common-log-format line per request, in order: the client's
+ * address (SOCKET_URING_OP_GETSOCKNAME of the direct socket), the request
+ * line, the status and the body bytes sent; -n writes none.
+ */
+#include "httpd.h"
+
+#define ROOT "/tmp/httpd-log"
+#define LOG "/tmp/httpd-log.log"
+
+static char buf[1 << 16];
+
+int main(void)
+{
+	const char *argv[] = { "--access-log", LOG, "--threads", "1", NULL };
+	const char *off[] = { "-n", "--threads", "1", NULL };
+	static const char *const want[] = {
+		"\"GET /a.txt HTTP/1.1\" 200 6\n",
+		"\"GET /missing HTTP/1.1\" 404 ",
+		"\"HEAD /a.txt HTTP/1.1\" 200 0\n",
+		"\"GET /a.txt HTTP/1.1\" 304 0\n",
+	};
+	char req[256], lm[32], *line, *save;
+	struct http_resp r;
+	struct httpd h;
+	struct stat st;
+	struct tm tm;
+	int n = 0;
+	ssize_t len;
+
+	mkdir(ROOT, 0755);
+	t_write_file(ROOT "/a.txt", "hello\n", 6);
+	unlink(LOG);
+	stat(ROOT "/a.txt", &st);
+	gmtime_r(&st.st_mtime, &tm);
+	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+
+	httpd_start(&h, ROOT, argv);
+	t_check_res(t_count_fds_of(h.pid), 4, "the log file is not an fd: "
+		    "0, 1, 2 and the ring");
+	http_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	http_get(h.port, "/missing", buf, sizeof(buf), &r);
+	http_request(h.port, "HEAD /a.txt HTTP/1.1\r\nHost: t\r\n"
+		     "Connection: close\r\n\r\n", buf, sizeof(buf), &r);
+	snprintf(req, sizeof(req), "GET /a.txt HTTP/1.1\r\nHost: t\r\n"
+		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n", lm);
+	http_request(h.port, req, buf, sizeof(buf), &r);
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");
+
+	len = t_read_file(LOG, buf, sizeof(buf) - 1);
+	t_assert(len > 0, "read the log");
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), n++) {
+		char full[512];
+
+		snprintf(full, sizeof(full), "%s\n", line);
+		t_check(n < 4 && !strncmp(full, "127.0.0.1 - - [", 15) &&
+			strstr(full, "/20") && strstr(full, " +0000] ") &&
+			strstr(full, want[n]), "line %d: %s", n + 1, line);
+	}
+	t_check(n == 4, "four requests, four lines (%d)", n);
+
+	unlink(LOG);
+	httpd_start(&h, ROOT, off);
+	http_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "-n: exit 0");
+	t_check(t_read_file(LOG, buf, sizeof(buf)) == -ENOENT,
+		"-n: no log written");
+	return t_exit();
+}
