@@ -170,6 +170,26 @@ static inline void io_uring_prep_cmd_getsockname(struct io_uring_sqe *sqe,
 }
 #endif
 
+#if !NOFD_LIBURING_AT_LEAST(2, 4)	/* msg_ring_fd came in 2.4 */
+/*
+ * Send the file in this ring's slot @source_fd to the ring @fd, into its
+ * slot @target_fd (or IORING_FILE_INDEX_ALLOC); the target ring gets a CQE
+ * with @data unless @flags has IORING_MSG_RING_CQE_SKIP.
+ */
+static inline void io_uring_prep_msg_ring_fd(struct io_uring_sqe *sqe, int fd,
+					     int source_fd, int target_fd,
+					     __u64 data, unsigned int flags)
+{
+	io_uring_prep_rw(IORING_OP_MSG_RING, sqe, fd,
+			 (void *)(uintptr_t)IORING_MSG_SEND_FD, 0, data);
+	sqe->addr3 = source_fd;
+	/* sqe->file_index is 1-based; ALLOC is passed on as it is */
+	sqe->file_index = (unsigned int)target_fd == IORING_FILE_INDEX_ALLOC ?
+			  IORING_FILE_INDEX_ALLOC : (unsigned int)target_fd + 1;
+	sqe->msg_ring_flags = flags;
+}
+#endif
+
 #if !NOFD_LIBURING_AT_LEAST(2, 5)	/* cmd_sock came in 2.5 */
 /*
  * A socket command (SOCKET_URING_OP_*) on the socket @fd: for SETSOCKOPT
