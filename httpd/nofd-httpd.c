@@ -592,7 +592,8 @@ static void handle_request(struct worker *w, struct conn *c)
 	int ret;
 
 	c->head = c->hr.method == HTTP_HEAD;
-	c->keepalive = c->hr.keepalive && !w->stopping;
+	/* a body we do not read would be taken for the next request */
+	c->keepalive = c->hr.keepalive && !w->stopping && !c->hr.has_body;
 	if (c->hr.method == HTTP_OTHER) {
 		respond_error(w, c, 405);
 		return;

@@ -57,6 +57,18 @@ int main(void)
 	t_check(http_header(&r, "Allow", v, sizeof(v)) &&
 		!strcmp(v, "GET, HEAD"), "405 says Allow: GET, HEAD");
 
+	/* a POST whose body is a request: one 405, then the close (the
+	 * body is never answered as a request of its own) */
+	s = http_connect(h.port);
+	pipelined = "POST /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 32"
+		    "\r\n\r\nGET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n";
+	http_send(s, pipelined, strlen(pipelined));
+	n = http_read_all(s, buf, sizeof(buf));
+	close(s);
+	t_check(http_parse_resp(buf, n, &r, false) == (size_t)n &&
+		r.status == 405, "POST with a request as its body: only a 405, "
+		"then the close");
+
 	n = snprintf(req, sizeof(req), "GET /");
 	memset(req + n, 'x', 3000);
 	snprintf(req + n + 3000, sizeof(req) - n - 3000,
