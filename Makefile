@@ -28,11 +28,11 @@ export NOFD_VM_ARGS := $(VM_ARGS)
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
-	$(BIN)/nofd-httpd $(BIN)/versus
+	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
 HOST := $(B)/host/logscan $(B)/host/bench-report
 
-.PHONY: all deps kernel-fast kernel-debug initramfs test demo bench bench-spread clean
+.PHONY: all deps kernel-fast kernel-debug initramfs test demo bench bench-spread fuzz clean
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
@@ -85,6 +85,10 @@ $(BIN)/versus: httpd/versus.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
+$(BIN)/fuzz: fuzz/fuzz.c $(HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
 $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
@@ -108,6 +112,18 @@ bench: kernel-fast initramfs $(HOST)
 
 bench-spread: kernel-fast initramfs $(HOST)
 	bench/spread.sh --kernel $(FAST)
+
+# The SQE fuzzer (fuzz/fuzz.c) on the debug kernel for SECONDS of guest
+# time; SEED=S replays a run; DRAIN=1 adds IOSQE_IO_DRAIN (rounds then stop
+# completing: docs/reliability.md). Fails on a fuzzer error or a splat.
+SECONDS ?= 60
+SEED ?= 0
+DRAIN ?=
+fuzz: kernel-debug initramfs $(HOST)
+	vm/run.sh --kernel $(DEBUG) --timeout $$(( $(SECONDS) * 4 + 300 )) \
+		--out $(B)/fuzz -- /bin/fuzz --seconds $(SECONDS) \
+		$(if $(filter-out 0,$(SEED)),--seed $(SEED)) \
+		$(if $(DRAIN),,--no-drain)
 
 clean:
 	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,23 @@ static inline long t_nr_files(void)
 			usleep(10000);                                  \
 		t_ok;                                                   \
 	})
+
+/*
+ * Whether nothing but us has @path open for writing: a write lease is
+ * refused while another open for writing exists (i_writecount). A file a
+ * request kept open, or a reference never dropped, would be one.
+ */
+static inline bool t_no_writer(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	bool ok = fd >= 0 && !fcntl(fd, F_SETLEASE, F_WRLCK);
+
+	if (fd >= 0) {
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+		close(fd);
+	}
+	return ok;
+}
 
 /* Whether reading @fd (a pipe's or socket's end) gives EOF within 5 s. */
 static inline int t_sees_eof(int fd)

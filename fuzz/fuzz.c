@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz: a structure-aware SQE fuzzer for the paths that create, use or
+ * remove direct descriptors. Each round sets up a ring of random size and
+ * setup flags, a file table of random size (sometimes none, sometimes
+ * full), a second ring for MSG_RING, and submits batches of random but
+ * well-formed-enough SQEs: every op below, with slots drawn from the
+ * interesting values (0, the last, one past the end, ALLOC, huge,
+ * negative), random flags (FIXED_FILE, IO_LINK, IO_HARDLINK, IO_DRAIN,
+ * ASYNC), lengths, and pointers that are good, NULL, unmapped or
+ * read-only. Then it cancels what is left, reaps, and checks that every
+ * SQE completed exactly once; after tearing the rings down, that the
+ * process holds the descriptors it held before. Leaked objects are the
+ * debug kernel's kmemleak's to find (make test scans after the suite); the
+ * slab counts of filp, dentry and io_kiocb before and after are printed.
+ *
+ *   fuzz [--seed S] [--seconds N] [--rounds N] [--verbose] [--stock]
+ *        [--no-drain]
+ *
+ * --stock: only what 6.12 has (no nofd op, fixed dirfd or flag);
+ * --no-drain: no IOSQE_IO_DRAIN (docs/reliability.md says why).
+ *
+ * The seed is printed first; the same seed submits the same SQEs (what
+ * they return may still depend on timing). At the end: SQEs, completions
+ * and, per op, how many succeeded and failed (the coverage table).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nofd.h"
+
+#define DIR_ROOT "/tmp/fuzz"
+#define MAX_BATCH 32
+#define SCRATCH (64 * 1024)
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned int below(unsigned int n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static bool chance(unsigned int pct)
+{
+	return below(100) < pct;
+}
+
+enum fop {
+	F_OPENAT, F_OPENAT2, F_CLOSE, F_FILES_UPDATE, F_FD_INSTALL, F_SOCKET,
+	F_BIND, F_LISTEN, F_CONNECT, F_ACCEPT, F_ACCEPT_MULTI, F_MSG_RING_FD,
+	F_READ, F_WRITE, F_SEND, F_RECV, F_SPLICE, F_STATX, F_FGETXATTR,
+	F_FSETXATTR, F_PIPE, F_GETDENTS, F_UNLINKAT, F_MKDIRAT, F_SYMLINKAT,
+	F_RENAMEAT, F_LINKAT, F_GETSOCKNAME, F_TIMEOUT, F_CANCEL, NR_FOPS
+};
+
+static const char *const fop_names[NR_FOPS] = {
+	"OPENAT", "OPENAT2", "CLOSE", "FILES_UPDATE", "FIXED_FD_INSTALL",
+	"SOCKET", "BIND", "LISTEN", "CONNECT", "ACCEPT", "ACCEPT multishot",
+	"MSG_RING SEND_FD", "READ", "WRITE", "SEND", "RECV", "SPLICE", "STATX",
+	"FGETXATTR", "FSETXATTR", "PIPE", "GETDENTS", "UNLINKAT", "MKDIRAT",
+	"SYMLINKAT", "RENAMEAT", "LINKAT", "GETSOCKNAME", "LINK_TIMEOUT",
+	"ASYNC_CANCEL",
+};
+
+static unsigned long good[NR_FOPS], bad[NR_FOPS];
+static bool stock;	/* --stock: only what 6.12 has, no nofd op or flag */
+static bool no_drain;	/* --no-drain: no IOSQE_IO_DRAIN (docs/reliability.md) */
+static unsigned long sqes, cqes, flag_use[6];
+
+/* what a round has to work with */
+static struct {
+	unsigned int nr_slots;		/* 0: no table */
+	char *scratch;			/* SCRATCH bytes, read-write */
+	char *rdonly;			/* a read-only page */
+	char *unmapped;			/* a page that cannot be touched */
+	struct sockaddr_in addr;	/* a listener's */
+	int listener;			/* regular fd */
+	int target_ring;		/* MSG_RING's target */
+	int fds[2];			/* PIPE's answer */
+	struct open_how how;
+	struct __kernel_timespec ts;
+	struct statx stx;
+	socklen_t socklen;
+	struct iovec iov;
+} r;
+
+static const char *const names[] = {
+	"a", "b", "d", "d/x", "nodir/y", "", ".", "..", "/tmp/fuzz/a", "l",
+};
+
+static const char *pick_name(void)
+{
+	static char fresh[4][16];
+	static unsigned int next;
+
+	if (chance(30)) {	/* a name that does not exist yet */
+		char *n = fresh[next++ % 4];
+
+		snprintf(n, sizeof(fresh[0]), "n%u", below(1000000));
+		return n;
+	}
+	return names[below(sizeof(names) / sizeof(names[0]))];
+}
+
+/* A slot: mostly real ones, often the edges */
+static int pick_slot(void)
+{
+	switch (below(10)) {
+	case 0: return 0;
+	case 1: return r.nr_slots ? r.nr_slots - 1 : 0;
+	case 2: return r.nr_slots;
+	case 3: return r.nr_slots + 1;
+	case 4: return chance(50) ? INT32_MAX : -1;
+	default: return r.nr_slots ? below(r.nr_slots) : 0;
+	}
+}
+
+/* A file_index for an op that installs: 0 (none), ALLOC, or slot + 1 */
+static unsigned int pick_install(void)
+{
+	switch (below(4)) {
+	case 0: return 0;
+	case 1: return IORING_FILE_INDEX_ALLOC;
+	default: return (unsigned int)pick_slot() + 1;
+	}
+}
+
+static void *pick_buf(size_t len)
+{
+	switch (below(12)) {
+	case 0: return NULL;
+	case 1: return r.unmapped;
+	case 2: return len <= 4096 ? r.rdonly : r.scratch;
+	default: return r.scratch + below(SCRATCH - (len < SCRATCH ? len : 0));
+	}
+}
+
+static unsigned int pick_len(void)
+{
+	switch (below(6)) {
+	case 0: return 0;
+	case 1: return 1 + below(16);
+	case 2: return SCRATCH;
+	case 3: return SCRATCH * 2;	/* past the scratch area */
+	default: return 1 + below(4096);
+	}
+}
+
+/* fill @sqe with a random request; returns its op */
+static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
+{
+	enum fop op = below(NR_FOPS);
+
+	while (stock && (op == F_PIPE || op == F_GETDENTS ||
+			 op == F_GETSOCKNAME))
+		op = below(NR_FOPS);
+	int slot = pick_slot(), fd;
+	unsigned int len = pick_len();
+
+	*fixed = chance(70);
+	/* a regular fd: the listener, none, stdin, or one the round made
+	 * (never stdout and stderr: the output) */
+	fd = *fixed ? slot : chance(50) ? r.listener :
+	     (int[]){ -1, 0, 1000, r.listener + 1, r.listener + 2 }[below(5)];
+	switch (op) {
+	case F_OPENAT:
+		io_uring_prep_openat(sqe, chance(70) ? fd : AT_FDCWD,
+				     chance(50) ? DIR_ROOT "/a" : pick_name(),
+				     chance(50) ? O_RDONLY : O_RDWR | O_CREAT |
+				     (chance(20) ? O_DIRECTORY : 0) |
+				     (chance(10) ? O_CLOEXEC : 0), 0644);
+		sqe->file_index = pick_install();
+		break;
+	case F_OPENAT2:
+		r.how = (struct open_how){
+			.flags = chance(50) ? O_RDONLY : O_PATH,
+			.resolve = rnd() & 0x3f,
+		};
+		io_uring_prep_openat2(sqe, fd, pick_name(), &r.how);
+		if (chance(10))
+			sqe->len = below(64);	/* sizeof(open_how) */
+		sqe->file_index = pick_install();
+		break;
+	case F_CLOSE:
+		/* a slot, or a regular fd only of what the round made */
+		if (chance(80)) {
+			io_uring_prep_close_direct(sqe, slot);
+			/* slot -1 would be file_index 0: a close of fd 0 */
+			if (slot < 0 || chance(5))
+				sqe->fd = 1000;	/* both given: -EINVAL */
+		} else {
+			io_uring_prep_close(sqe, fd > r.listener ? fd : 1000);
+		}
+		*fixed = chance(5);
+		break;
+	case F_FILES_UPDATE:
+		io_uring_prep_files_update(sqe, r.fds, 1 + below(2), pick_slot());
+		r.fds[0] = chance(50) ? -1 : r.listener;
+		r.fds[1] = chance(50) ? r.listener : 1000;
+		*fixed = false;
+		break;
+	case F_FD_INSTALL:
+		io_uring_prep_fixed_fd_install(sqe, slot, chance(80) ? 0 :
+					       rnd() & 3);
+		*fixed = !chance(5);
+		break;
+	case F_SOCKET:
+		io_uring_prep_socket(sqe, chance(80) ? AF_INET : below(50),
+				     chance(80) ? SOCK_STREAM : SOCK_DGRAM, 0, 0);
+		sqe->file_index = pick_install();
+		*fixed = false;
+		break;
+	case F_BIND:
+		r.addr.sin_port = chance(50) ? 0 : r.addr.sin_port;
+		io_uring_prep_bind(sqe, fd, chance(80) ?
+				   (struct sockaddr *)&r.addr : pick_buf(16),
+				   chance(80) ? sizeof(r.addr) : below(64));
+		break;
+	case F_LISTEN:
+		io_uring_prep_listen(sqe, fd, below(16));
+		break;
+	case F_CONNECT:
+		io_uring_prep_connect(sqe, fd, (struct sockaddr *)&r.addr,
+				      sizeof(r.addr));
+		break;
+	case F_ACCEPT:
+	case F_ACCEPT_MULTI:
+		if (op == F_ACCEPT)
+			io_uring_prep_accept(sqe, fd, NULL, NULL, 0);
+		else
+			io_uring_prep_multishot_accept(sqe, fd, NULL, NULL, 0);
+		sqe->file_index = chance(20) ? 0 : pick_install();
+		if (op == F_ACCEPT_MULTI && !sqe->file_index)
+			sqe->file_index = IORING_FILE_INDEX_ALLOC;
+		break;
+	case F_MSG_RING_FD:
+		io_uring_prep_msg_ring_fd(sqe, r.target_ring, slot,
+					  chance(50) ? (int)IORING_FILE_INDEX_ALLOC :
+					  pick_slot(), 7, 0);
+		*fixed = false;
+		break;
+	case F_READ:
+	case F_WRITE:
+	case F_SEND:
+	case F_RECV:
+		if (op == F_READ)
+			io_uring_prep_read(sqe, fd, pick_buf(len), len,
+					   chance(50) ? 0 : -1);
+		else if (op == F_WRITE)
+			io_uring_prep_write(sqe, fd, pick_buf(len), len,
+					    chance(50) ? 0 : -1);
+		else if (op == F_SEND)
+			io_uring_prep_send(sqe, fd, pick_buf(len), len,
+					   MSG_NOSIGNAL | MSG_DONTWAIT);
+		else
+			io_uring_prep_recv(sqe, fd, pick_buf(len), len,
+					   MSG_DONTWAIT);
+		break;
+	case F_SPLICE:
+		io_uring_prep_splice(sqe, pick_slot(), -1, fd, -1, len,
+				     chance(70) ? SPLICE_F_FD_IN_FIXED : 0);
+		break;
+	case F_STATX:
+		io_uring_prep_statx(sqe, fd, chance(50) ? "" : pick_name(),
+				    chance(60) ? AT_EMPTY_PATH : 0,
+				    STATX_BASIC_STATS,
+				    chance(90) ? &r.stx : pick_buf(256));
+		break;
+	case F_FGETXATTR:
+	case F_FSETXATTR:
+		if (op == F_FGETXATTR)
+			io_uring_prep_fgetxattr(sqe, fd, "user.fuzz",
+						pick_buf(len), len);
+		else
+			io_uring_prep_fsetxattr(sqe, fd, "user.fuzz",
+						pick_buf(len), 0, len);
+		break;
+	case F_PIPE:
+		if (chance(60))
+			io_uring_prep_pipe_direct(sqe, chance(90) ? r.fds :
+						  pick_buf(8), 0,
+						  chance(50) ?
+						  IORING_FILE_INDEX_ALLOC :
+						  (unsigned int)pick_slot());
+		else
+			io_uring_prep_pipe(sqe, r.fds, chance(50) ? O_CLOEXEC : 0);
+		*fixed = false;
+		break;
+	case F_GETDENTS:
+		io_uring_prep_getdents(sqe, fd, pick_buf(len), len,
+				       chance(30) ? IORING_GETDENTS_REWIND :
+				       chance(10) ? rnd() : 0);
+		break;
+	case F_UNLINKAT:
+		io_uring_prep_unlinkat(sqe, fd, pick_name(),
+				       chance(30) ? AT_REMOVEDIR : 0);
+		break;
+	case F_MKDIRAT:
+		io_uring_prep_mkdirat(sqe, fd, pick_name(), 0755);
+		break;
+	case F_SYMLINKAT:
+		io_uring_prep_symlinkat(sqe, pick_name(), fd, pick_name());
+		break;
+	case F_RENAMEAT:
+	case F_LINKAT:
+		if (op == F_RENAMEAT)
+			io_uring_prep_renameat(sqe, fd, pick_name(),
+					       chance(50) ? pick_slot() : AT_FDCWD,
+					       pick_name(), 0);
+		else
+			io_uring_prep_linkat(sqe, fd, pick_name(),
+					     chance(50) ? pick_slot() : AT_FDCWD,
+					     pick_name(), 0);
+		if (chance(50))
+			sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		break;
+	case F_GETSOCKNAME:
+		r.socklen = chance(80) ? sizeof(r.addr) : below(64);
+		io_uring_prep_cmd_getsockname(sqe, fd, chance(80) ?
+			(struct sockaddr *)r.scratch : pick_buf(16),
+			&r.socklen, below(3));
+		break;
+	case F_TIMEOUT:
+		r.ts.tv_sec = 0;
+		r.ts.tv_nsec = below(2000000);
+		io_uring_prep_link_timeout(sqe, &r.ts, 0);
+		*fixed = false;
+		break;
+	case F_CANCEL:
+		io_uring_prep_cancel64(sqe, below(MAX_BATCH), chance(30) ?
+				       IORING_ASYNC_CANCEL_ANY : 0);
+		*fixed = false;
+		break;
+	default:
+		break;
+	}
+	if (stock) {
+		switch (op) {
+		case F_OPENAT: case F_OPENAT2: case F_STATX: case F_UNLINKAT:
+		case F_MKDIRAT: case F_SYMLINKAT: case F_RENAMEAT:
+		case F_LINKAT: case F_FGETXATTR: case F_FSETXATTR:
+			*fixed = false;
+			sqe->ioprio = 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return op;
+}
+
+static int count_fds(void)
+{
+	char path[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/* active objects of the slab caches @names, from /proc/slabinfo */
+static void slab_counts(const char *when)
+{
+	static const char *const caches[] = { "filp", "dentry", "io_kiocb" };
+	char line[512], name[64];
+	FILE *f = fopen("/proc/slabinfo", "r");
+	long active;
+
+	if (!f) {
+		printf("fuzz: slabs %s: no /proc/slabinfo\n", when);
+		return;
+	}
+	printf("fuzz: slabs %s:", when);
+	while (fgets(line, sizeof(line), f))
+		for (int i = 0; i < 3; i++)
+			if (sscanf(line, "%63s %ld", name, &active) == 2 &&
+			    !strcmp(name, caches[i]))
+				printf(" %s %ld", name, active);
+	printf("\n");
+	fclose(f);
+}
+
+static void make_tree(void)
+{
+	int fd;
+
+	mkdir(DIR_ROOT, 0755);
+	mkdir(DIR_ROOT "/d", 0755);
+	fd = open(DIR_ROOT "/a", O_RDWR | O_CREAT, 0644);
+	if (fd >= 0) {
+		if (write(fd, "fuzz", 4) != 4)
+			perror("write");
+		close(fd);
+	}
+	/* for FGETXATTR to find */
+	setxattr(DIR_ROOT "/a", "user.fuzz", "v", 1, 0);
+}
+
+/* regular fds a round's ops may have made: everything above @keep */
+static void close_new_fds(int keep_max)
+{
+	for (int fd = keep_max + 1; fd < 1024; fd++)
+		close(fd);
+}
+
+/*
+ * Every op once with input that must work, before the random rounds, so
+ * that the coverage table has each with good input whatever the seed: the
+ * result must be the one a regular fd would give (>= 0 here, or the
+ * LINK_TIMEOUT's -ECANCELED and the cancelled RECV's -ECANCELED).
+ */
+static int run1(struct io_uring *ring, enum fop op, int want_min,
+		void (*prep)(struct io_uring_sqe *sqe))
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int res;
+
+	prep(sqe);
+	sqe->user_data = 1;
+	io_uring_submit(ring);
+	if (io_uring_wait_cqe(ring, &cqe))
+		return 1;
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	sqes++;
+	cqes++;
+	if (res >= want_min) {
+		good[op]++;
+		return 0;
+	}
+	bad[op]++;
+	printf("fuzz: good input: %s gave %d\n", fop_names[op], res);
+	return 1;
+}
+
+static struct io_uring *gp_target;
+static int gp_fds[2];
+
+#define GP(name, ...)							\
+	static void gp_##name(struct io_uring_sqe *sqe) { __VA_ARGS__; }
+GP(openat, io_uring_prep_openat_direct(sqe, 0, "a", O_RDWR, 0, 7);
+	   sqe->flags |= IOSQE_FIXED_FILE)
+GP(openat2, r.how = (struct open_how){ .flags = O_RDONLY,
+	    .resolve = RESOLVE_BENEATH };
+	    io_uring_prep_openat2_direct(sqe, 0, "a", &r.how, 8);
+	    sqe->flags |= IOSQE_FIXED_FILE)
+GP(close, io_uring_prep_close_direct(sqe, 8))
+GP(update, gp_fds[0] = r.listener;
+	   io_uring_prep_files_update(sqe, gp_fds, 1, 9))
+GP(install, io_uring_prep_fixed_fd_install(sqe, 1, 0))
+GP(socket, io_uring_prep_socket_direct(sqe, AF_INET, SOCK_STREAM, 0, 10, 0))
+static struct sockaddr_in gp_any = { .sin_family = AF_INET };
+GP(bind, gp_any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	 io_uring_prep_bind(sqe, 10, (struct sockaddr *)&gp_any,
+			    sizeof(gp_any));
+	 sqe->flags |= IOSQE_FIXED_FILE)
+GP(listen, io_uring_prep_listen(sqe, 10, 8); sqe->flags |= IOSQE_FIXED_FILE)
+GP(connect, io_uring_prep_connect(sqe, 11, (struct sockaddr *)&r.addr,
+				  sizeof(r.addr));
+	    sqe->flags |= IOSQE_FIXED_FILE)
+GP(accept, io_uring_prep_accept_direct(sqe, 2, NULL, NULL, 0, 12);
+	   sqe->flags |= IOSQE_FIXED_FILE)
+GP(msg_ring, io_uring_prep_msg_ring_fd(sqe, gp_target->ring_fd, 1,
+				       IORING_FILE_INDEX_ALLOC, 7, 0))
+GP(read, io_uring_prep_read(sqe, 1, r.scratch, 4, 0);
+	 sqe->flags |= IOSQE_FIXED_FILE)
+GP(write, io_uring_prep_write(sqe, 1, "fuzz", 4, 0);
+	  sqe->flags |= IOSQE_FIXED_FILE)
+GP(send, io_uring_prep_send(sqe, 5, "ping", 4, MSG_NOSIGNAL);
+	 sqe->flags |= IOSQE_FIXED_FILE)
+GP(recv, io_uring_prep_recv(sqe, 5, r.scratch, 4, 0);
+	 sqe->flags |= IOSQE_FIXED_FILE)
+GP(splice, io_uring_prep_splice(sqe, 3, -1, 1, -1, 4,
+				SPLICE_F_FD_IN_FIXED);
+	   sqe->flags |= IOSQE_FIXED_FILE)
+GP(statx, io_uring_prep_fstatx_direct(sqe, 1, STATX_BASIC_STATS, &r.stx))
+GP(fgetxattr, io_uring_prep_fgetxattr(sqe, 1, "user.fuzz", r.scratch, 64);
+	      sqe->flags |= IOSQE_FIXED_FILE)
+GP(fsetxattr, io_uring_prep_fsetxattr(sqe, 1, "user.fuzz", "w", 0, 1);
+	      sqe->flags |= IOSQE_FIXED_FILE)
+GP(pipe, io_uring_prep_pipe_direct(sqe, r.fds, 0, IORING_FILE_INDEX_ALLOC))
+GP(getdents, io_uring_prep_getdents(sqe, 0, r.scratch, 4096,
+				    IORING_GETDENTS_REWIND);
+	     sqe->flags |= IOSQE_FIXED_FILE)
+GP(mkdirat, io_uring_prep_mkdirat(sqe, 0, "g1", 0755);
+	    sqe->flags |= IOSQE_FIXED_FILE)
+GP(symlinkat, io_uring_prep_symlinkat(sqe, "a", 0, "g2");
+	      sqe->flags |= IOSQE_FIXED_FILE)
+GP(renameat, io_uring_prep_renameat(sqe, 0, "g2", 0, "g3", 0);
+	     sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+	     sqe->flags |= IOSQE_FIXED_FILE)
+GP(linkat, io_uring_prep_linkat(sqe, 0, "a", 0, "g4", 0);
+	   sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+	   sqe->flags |= IOSQE_FIXED_FILE)
+GP(unlink3, io_uring_prep_unlinkat(sqe, 0, "g3", 0);
+	    sqe->flags |= IOSQE_FIXED_FILE)
+GP(unlink4, io_uring_prep_unlinkat(sqe, 0, "g4", 0);
+	    sqe->flags |= IOSQE_FIXED_FILE)
+GP(rmdir, io_uring_prep_unlinkat(sqe, 0, "g1", AT_REMOVEDIR);
+	  sqe->flags |= IOSQE_FIXED_FILE)
+GP(getsockname, r.socklen = sizeof(r.addr);
+		io_uring_prep_cmd_getsockname(sqe, 2,
+			(struct sockaddr *)r.scratch, &r.socklen, 0);
+		sqe->flags |= IOSQE_FIXED_FILE)
+
+static int good_pass(void)
+{
+	struct io_uring ring, target;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int fds[16], pair[2], pp[2], errors = 0;
+
+	if (io_uring_queue_init(8, &ring, 0) ||
+	    io_uring_queue_init(8, &target, 0))
+		return 1;
+	gp_target = &target;
+	io_uring_register_files_sparse(&target, 4);
+	/* 0 the tree, 1 a file, 2 the listener, 3/4 a pipe with data,
+	 * 5 a connected unix socket with data, 11 a TCP socket */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) || pipe(pp))
+		return 1;
+	if (write(pp[1], "data", 4) != 4 || write(pair[1], "data", 4) != 4)
+		return 1;
+	for (int i = 0; i < 16; i++)
+		fds[i] = -1;
+	fds[0] = open(DIR_ROOT, O_RDONLY | O_DIRECTORY);
+	fds[1] = open(DIR_ROOT "/a", O_RDWR);
+	fds[2] = r.listener;
+	fds[3] = pp[0];
+	fds[4] = pp[1];
+	fds[5] = pair[0];
+	fds[11] = socket(AF_INET, SOCK_STREAM, 0);
+	if (io_uring_register_files(&ring, fds, 16))
+		return 1;
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[11]);
+
+	errors += run1(&ring, F_OPENAT, 0, gp_openat);
+	errors += run1(&ring, F_OPENAT2, 0, gp_openat2);
+	errors += run1(&ring, F_CLOSE, 0, gp_close);
+	errors += run1(&ring, F_FILES_UPDATE, 1, gp_update);
+	errors += run1(&ring, F_FD_INSTALL, 0, gp_install);
+	errors += run1(&ring, F_SOCKET, 0, gp_socket);
+	errors += run1(&ring, F_BIND, 0, gp_bind);
+	errors += run1(&ring, F_LISTEN, 0, gp_listen);
+	errors += run1(&ring, F_CONNECT, 0, gp_connect);
+	errors += run1(&ring, F_ACCEPT, 0, gp_accept);
+	errors += run1(&ring, F_MSG_RING_FD, 0, gp_msg_ring);
+	errors += run1(&ring, F_READ, 4, gp_read);
+	errors += run1(&ring, F_WRITE, 4, gp_write);
+	errors += run1(&ring, F_SEND, 4, gp_send);
+	errors += run1(&ring, F_RECV, 4, gp_recv);
+	errors += run1(&ring, F_SPLICE, 4, gp_splice);
+	errors += run1(&ring, F_STATX, 0, gp_statx);
+	errors += run1(&ring, F_FSETXATTR, 0, gp_fsetxattr);
+	errors += run1(&ring, F_FGETXATTR, 1, gp_fgetxattr);
+	errors += run1(&ring, F_PIPE, 0, gp_pipe);
+	errors += run1(&ring, F_GETDENTS, 1, gp_getdents);
+	errors += run1(&ring, F_MKDIRAT, 0, gp_mkdirat);
+	errors += run1(&ring, F_SYMLINKAT, 0, gp_symlinkat);
+	errors += run1(&ring, F_RENAMEAT, 0, gp_renameat);
+	errors += run1(&ring, F_LINKAT, 0, gp_linkat);
+	errors += run1(&ring, F_UNLINKAT, 0, gp_unlink3);
+	errors += run1(&ring, F_UNLINKAT, 0, gp_unlink4);
+	errors += run1(&ring, F_UNLINKAT, 0, gp_rmdir);
+	errors += run1(&ring, F_GETSOCKNAME, 0, gp_getsockname);
+
+	/* ACCEPT multishot: two connections, two CQEs with F_MORE */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_multishot_accept_direct(sqe, 2, NULL, NULL, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->user_data = 2;
+	io_uring_submit(&ring);
+	for (int i = 0; i < 2; i++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (connect(c, (struct sockaddr *)&r.addr, sizeof(r.addr)))
+			errors++;
+		close(c);
+		if (io_uring_wait_cqe(&ring, &cqe))
+			return 1;
+		if (cqe->res >= 0 && (cqe->flags & IORING_CQE_F_MORE))
+			good[F_ACCEPT_MULTI]++;
+		else
+			errors++;
+		io_uring_cqe_seen(&ring, cqe);
+		cqes++;
+	}
+	sqes++;
+	/* a RECV that waits, with a LINK_TIMEOUT that ends it; then a RECV
+	 * that waits, cancelled by ASYNC_CANCEL */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, 5, r.scratch, 4, 0);	/* no data left */
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	sqe->user_data = 3;
+	r.ts = (struct __kernel_timespec){ .tv_nsec = 1000000 };
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_link_timeout(sqe, &r.ts, 0);
+	sqe->user_data = 4;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_cancel64(sqe, 2, 0);	/* the multishot ACCEPT */
+	sqe->user_data = 5;
+	io_uring_submit(&ring);
+	sqes += 3;
+	for (int i = 0; i < 4; i++) {	/* READ, timeout, cancel, ACCEPT */
+		if (io_uring_wait_cqe(&ring, &cqe))
+			return 1;
+		if (cqe->user_data == 4)
+			good[F_TIMEOUT] += cqe->res == -ETIME;
+		if (cqe->user_data == 5)
+			good[F_CANCEL] += cqe->res == 0;
+		io_uring_cqe_seen(&ring, cqe);
+		cqes++;
+	}
+	if (!good[F_TIMEOUT] || !good[F_CANCEL]) {
+		printf("fuzz: good input: LINK_TIMEOUT %lu, ASYNC_CANCEL %lu\n",
+		       good[F_TIMEOUT], good[F_CANCEL]);
+		errors++;
+	}
+	io_uring_queue_exit(&target);
+	io_uring_queue_exit(&ring);
+	close(pp[0]);
+	close(pp[1]);
+	close(pair[0]);
+	close(pair[1]);
+	return errors;
+}
+
+struct inflight {
+	bool done;
+	bool multishot;
+	enum fop op;
+	uint8_t flags;
+	int res;
+};
+
+/*
+ * A file of some kind into @slot: the test file, the directory, a unix
+ * socket with data waiting, a pipe's read end with data or its write end,
+ * the listener.
+ */
+static void put_file(struct io_uring *ring, unsigned int slot)
+{
+	int fd = -1, pair[2];
+
+	switch (below(6)) {
+	case 0:
+		fd = open(DIR_ROOT "/a", O_RDWR);
+		break;
+	case 1:
+		fd = open(DIR_ROOT, O_RDONLY | O_DIRECTORY);
+		break;
+	case 2:
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair))
+			return;
+		if (write(pair[1], "data", 4) != 4)
+			break;
+		fd = dup(pair[0]);	/* the peer stays open for the round */
+		close(pair[0]);
+		break;
+	case 3:
+	case 4:
+		if (pipe(pair))
+			return;
+		if (write(pair[1], "data", 4) != 4)
+			break;
+		fd = dup(pair[below(2)]);	/* both ends stay for the round */
+		break;
+	default:
+		fd = dup(r.listener);
+		break;
+	}
+	if (fd < 0)
+		return;
+	io_uring_register_files_update(ring, slot, &fd, 1);
+	close(fd);
+}
+
+static int round_run(unsigned long round, bool verbose, int keep_max)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring ring, target;
+	struct inflight inf[MAX_BATCH * 4];
+	unsigned int nr = 0, completed = 0, batches = 1 + below(4), entries;
+	unsigned int fill;
+	int last_ret = 0, last_cancel = 0;
+	int ret, errors = 0;
+
+	p.flags = chance(30) ? IORING_SETUP_SINGLE_ISSUER |
+		  IORING_SETUP_DEFER_TASKRUN : chance(30) ?
+		  IORING_SETUP_COOP_TASKRUN : 0;
+	entries = 4 + below(60);
+	if (chance(20)) {	/* a CQ as small as the SQ: overflows */
+		p.flags |= IORING_SETUP_CQSIZE;
+		p.cq_entries = entries + below(8);
+	}
+	ret = io_uring_queue_init_params(entries, &ring, &p);
+	if (ret < 0) {
+		printf("round %lu: queue_init: %d\n", round, ret);
+		return 1;
+	}
+	if (io_uring_queue_init(8, &target, 0) < 0)
+		return 1;
+	r.target_ring = target.ring_fd;
+	r.nr_slots = chance(10) ? 0 : 1 + below(64);
+	if (r.nr_slots)
+		io_uring_register_files_sparse(&ring, r.nr_slots);
+	io_uring_register_files_sparse(&target, 1 + below(4));
+	/* a table empty, full, or in between, of every kind of file */
+	fill = below(3);
+	for (unsigned int i = 0; i < r.nr_slots; i++)
+		if (fill == 2 || (fill == 1 && chance(50)))
+			put_file(&ring, i);
+
+	for (unsigned int b = 0; b < batches; b++) {
+		unsigned int n = 1 + below(MAX_BATCH);
+
+		for (unsigned int i = 0; i < n && nr < MAX_BATCH * 4; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			bool fixed = false;
+			enum fop op;
+
+			if (!sqe)
+				break;
+			op = make_sqe(sqe, &fixed);
+			if (fixed)
+				sqe->flags |= IOSQE_FIXED_FILE;
+			if (chance(15))
+				sqe->flags |= IOSQE_IO_LINK;
+			if (chance(3))
+				sqe->flags |= IOSQE_IO_HARDLINK;
+			if (chance(5) && !no_drain)
+				sqe->flags |= IOSQE_IO_DRAIN;
+			if (chance(10))
+				sqe->flags |= IOSQE_ASYNC;
+			for (int f = 0; f < 6; f++)
+				flag_use[f] += !!(sqe->flags & (1U << f));
+			sqe->user_data = nr;
+			inf[nr] = (struct inflight){ .op = op,
+				.multishot = op == F_ACCEPT_MULTI,
+				.flags = sqe->flags };
+			nr++;
+			sqes++;
+		}
+		ret = io_uring_submit(&ring);
+		if (ret < 0 && ret != -EBUSY && ret != -EAGAIN) {
+			printf("round %lu: submit: %d\n", round, ret);
+			errors++;
+			break;
+		}
+		if (chance(50)) {	/* a connection for ACCEPT and RECV */
+			int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+			connect(c, (struct sockaddr *)&r.addr, sizeof(r.addr));
+			close(c);
+		}
+	}
+
+	/* let what can finish finish, cancel the rest, reap everything */
+	for (int pass = 0; completed < nr && pass < 200; pass++) {
+		struct __kernel_timespec ts = { .tv_nsec = 2000000 };
+		struct io_uring_cqe *cqe;
+
+		/*
+		 * What blocks (RECV, ACCEPT, a timeout) is cancelled with
+		 * IORING_REGISTER_SYNC_CANCEL: an ASYNC_CANCEL SQE could wait
+		 * behind an IO_DRAIN for the very requests it is to cancel.
+		 */
+		if (pass && pass % 10 == 0) {
+			struct io_uring_sync_cancel_reg reg = {
+				.flags = IORING_ASYNC_CANCEL_ANY,
+				.timeout = { .tv_nsec = 1000000 },
+			};
+
+			last_cancel = io_uring_register_sync_cancel(&ring,
+								    &reg);
+		}
+		last_ret = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts,
+							    NULL);
+		while (!io_uring_peek_cqe(&ring, &cqe)) {
+			uint64_t ud = cqe->user_data;
+
+			cqes++;
+			if (ud < nr) {
+				struct inflight *in = &inf[ud];
+
+				if (in->done) {
+					printf("round %lu: SQE %llu (%s) completed "
+					       "twice\n", round,
+					       (unsigned long long)ud,
+					       fop_names[in->op]);
+					errors++;
+				} else if (!(cqe->flags & IORING_CQE_F_MORE)) {
+					in->done = true;
+					in->res = cqe->res;
+					completed++;
+				}
+				/* a LINK_TIMEOUT that fired or was cancelled
+				 * was a well-formed one */
+				if (cqe->res >= 0 ||
+				    (in->op == F_TIMEOUT && cqe->res != -EINVAL))
+					good[in->op]++;
+				else
+					bad[in->op]++;
+			}
+			io_uring_cqe_seen(&ring, cqe);
+		}
+	}
+	if (completed < nr) {
+		printf("round %lu: flags %#x, %u SQ entries, %u CQ, %u slots, "
+		       "last enter %d, last sync cancel %d, %u SQEs not taken, "
+		       "sq flags %#x\n",
+		       round, p.flags, p.sq_entries, p.cq_entries, r.nr_slots,
+		       last_ret, last_cancel, io_uring_sq_ready(&ring),
+		       IO_URING_READ_ONCE(*ring.sq.kflags));
+		for (unsigned int i = 0; i < nr; i++)
+			printf("round %lu: SQE %u (%s, flags %#x) %s %d\n",
+			       round, i, fop_names[inf[i].op], inf[i].flags,
+			       inf[i].done ? "res" : "never completed",
+			       inf[i].res);
+		errors++;
+	}
+	io_uring_queue_exit(&target);
+	io_uring_queue_exit(&ring);
+	close_new_fds(keep_max);
+	if (verbose)
+		printf("round %lu: %u SQEs, %u slots\n", round, nr, r.nr_slots);
+	return errors;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long seed = 0, max_rounds = ~0UL, round;
+	double seconds = 10;
+	bool verbose = false;
+	int base_fds, keep_max, errors = 0;
+	struct timespec t0, t;
+	socklen_t len = sizeof(r.addr);
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+			seconds = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			max_rounds = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--verbose"))
+			verbose = true;
+		else if (!strcmp(argv[i], "--stock"))
+			stock = true;
+		else if (!strcmp(argv[i], "--no-drain"))
+			no_drain = true;
+		else {
+			fprintf(stderr, "usage: fuzz [--seed S] [--seconds N] "
+				"[--rounds N] [--verbose] [--stock] "
+				"[--no-drain]\n");
+			return 2;
+		}
+	}
+	if (!seed) {
+		clock_gettime(CLOCK_REALTIME, &t);
+		seed = (t.tv_nsec ^ (unsigned long)t.tv_sec << 20) | 1;
+	}
+	rng_state = seed;
+	printf("fuzz: seed %lu (replay: make fuzz SEED=%lu, or fuzz --seed "
+	       "%lu with the same --seconds or --rounds)\n", seed, seed, seed);
+	fflush(stdout);
+
+	signal(SIGPIPE, SIG_IGN);	/* WRITE and SPLICE to a closed socket */
+	make_tree();
+	r.scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r.rdonly = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	/* PROT_NONE, and kept: an address freed with munmap() would be
+	 * reused by the next ring's mappings, and the kernel would write
+	 * a READ's data into our own SQ ring */
+	r.unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	r.listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	r.addr.sin_family = AF_INET;
+	r.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(r.listener, (struct sockaddr *)&r.addr, sizeof(r.addr));
+	listen(r.listener, 64);
+	getsockname(r.listener, (struct sockaddr *)&r.addr, &len);
+	keep_max = r.listener;
+	base_fds = count_fds();
+	slab_counts("before");
+
+	errors += good_pass();
+	close_new_fds(keep_max);
+	make_tree();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 0; round < max_rounds; round++) {
+		int fds;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 >
+		    seconds)
+			break;
+		errors += round_run(round, verbose, keep_max);
+		fds = count_fds();
+		if (fds != base_fds) {
+			printf("round %lu: %d descriptors, %d before\n", round,
+			       fds, base_fds);
+			errors++;
+		}
+		/* the tree, as the path ops left it, made whole again */
+		make_tree();
+	}
+
+	slab_counts("after");
+	printf("fuzz: seed %lu, %lu rounds, %lu SQEs, %lu CQEs, %d errors\n",
+	       seed, round, sqes, cqes, errors);
+	printf("fuzz: flags: FIXED_FILE %lu, IO_DRAIN %lu, IO_LINK %lu, "
+	       "IO_HARDLINK %lu, ASYNC %lu\n", flag_use[0], flag_use[1],
+	       flag_use[2], flag_use[3], flag_use[4]);
+	printf("| op | succeeded | failed |\n|---|--:|--:|\n");
+	for (int i = 0; i < NR_FOPS; i++)
+		printf("| %s | %lu | %lu |\n", fop_names[i], good[i], bad[i]);
+	return errors ? 1 : 0;
+}
