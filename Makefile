@@ -1,9 +1,11 @@
 # nofd: descriptorless files for io_uring. See README.md.
 #
-#   make demo    boot the fast kernel and run the article's greeting chain
+#   make demo    boot the fast kernel: the article's greeting chain, then
+#                nofd-httpd against nginx (httpd/README.md)
 #   make test    boot the debug kernel and run every test
 #
-# Both install their own dependencies (apt-get, as root) and build what is
+# Both install their own dependencies (apt-get, as root; the demo fetches
+# nginx and wrk for its guest without installing them) and build what is
 # missing. Kernel images are cached outside the clone (kernel/build.sh).
 
 SHELL := /bin/bash
