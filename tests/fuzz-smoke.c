@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the SQE fuzzer (fuzz/fuzz.c), bounded: 20 s of guest time
- * with the fixed seed 1, then 20 s with a seed of the clock, which it
+ * Description: the SQE fuzzer (fuzz/fuzz.c), bounded: 60 s of guest time
+ * with the fixed seed 1, then 60 s with a seed of the clock, which it
  * prints first (replay: make fuzz SEED=S). Every SQE must complete exactly
  * once, the process must hold the descriptors it held before each round,
  * and the kernel log must stay clean. IOSQE_IO_DRAIN is left out
@@ -14,7 +14,7 @@
 
 static int fuzz(const char *seed)
 {
-	const char *argv[] = { "/bin/fuzz", "--seconds", "20", "--no-drain",
+	const char *argv[] = { "/bin/fuzz", "--seconds", "60", "--no-drain",
 			       seed ? "--seed" : NULL, seed, NULL };
 	int status;
 	pid_t pid = fork();
