@@ -41,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nofd.h"
+#include "test.h"
 
 #define DIR_ROOT "/tmp/fuzz"
 #define MAX_BATCH 32
@@ -374,18 +374,6 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 	return op;
 }
 
-static int count_fds(void)
-{
-	char path[64];
-	int n = 0;
-
-	for (int fd = 0; fd < 1024; fd++) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		n += !access(path, F_OK);
-	}
-	return n;
-}
-
 /* active objects of the slab caches @names, from /proc/slabinfo */
 static void slab_counts(const char *when)
 {
@@ -658,7 +646,6 @@ static int good_pass(void)
 
 struct inflight {
 	bool done;
-	bool multishot;
 	enum fop op;
 	uint8_t flags;
 	int res;
@@ -767,7 +754,6 @@ static int round_run(unsigned long round, bool verbose, int keep_max)
 				flag_use[f] += !!(sqe->flags & (1U << f));
 			sqe->user_data = nr;
 			inf[nr] = (struct inflight){ .op = op,
-				.multishot = op == F_ACCEPT_MULTI,
 				.flags = sqe->flags };
 			nr++;
 			sqes++;
@@ -914,7 +900,7 @@ int main(int argc, char **argv)
 	listen(r.listener, 64);
 	getsockname(r.listener, (struct sockaddr *)&r.addr, &len);
 	keep_max = r.listener;
-	base_fds = count_fds();
+	base_fds = t_count_fds();
 	slab_counts("before");
 
 	errors += good_pass();
@@ -929,7 +915,7 @@ int main(int argc, char **argv)
 		    seconds)
 			break;
 		errors += round_run(round, verbose, keep_max);
-		fds = count_fds();
+		fds = t_count_fds();
 		if (fds != base_fds) {
 			printf("round %lu: %d descriptors, %d before\n", round,
 			       fds, base_fds);

@@ -194,6 +194,12 @@ static int conn_slot(struct worker *w, struct conn *c)
 	return SLOT_CONN + conn_index(w, c);
 }
 
+/* The connection's file slot that is not c->fslot */
+static int other_slot(struct conn *c)
+{
+	return c->fslot == c->slot_a ? c->slot_b : c->slot_a;
+}
+
 /* Room for @n SQEs in a row, so that a chain is never split by a submit. */
 static void reserve(struct worker *w, unsigned int n)
 {
@@ -312,7 +318,7 @@ static void conn_close(struct worker *w, struct conn *c)
 	if (c->file_open)
 		close_slot(w, c, c->fslot);
 	if (c->other_open)
-		close_slot(w, c, c->fslot == c->slot_a ? c->slot_b : c->slot_a);
+		close_slot(w, c, other_slot(c));
 	if (c->pipe_open) {
 		close_slot(w, c, c->slot_b + 1);
 		close_slot(w, c, c->slot_b + 2);
@@ -395,8 +401,8 @@ static void send_out(struct worker *w, struct conn *c, const char *body,
 	c->chain_body = len;
 }
 
-static size_t head(struct worker *w, struct conn *c, int status,
-		   const char *type, uint64_t length, const char *extra)
+static void head(struct worker *w, struct conn *c, int status,
+		 const char *type, uint64_t length, const char *extra)
 {
 	int n;
 
@@ -409,7 +415,6 @@ static size_t head(struct worker *w, struct conn *c, int status,
 		     (unsigned long long)length, extra ? extra : "",
 		     c->keepalive ? "keep-alive" : "close");
 	c->out_len = n < OUT_MAX ? n : OUT_MAX - 1;
-	return c->out_len;
 }
 
 /* An error page; the connection stays open for the client's mistakes
@@ -799,7 +804,7 @@ static void on_open(struct worker *w, struct conn *c)
 	if (index) {
 		c->other_open = true;
 		/* serve index.html from the other slot, close the directory */
-		c->fslot = c->fslot == c->slot_a ? c->slot_b : c->slot_a;
+		c->fslot = other_slot(c);
 	} else {
 		c->file_open = true;
 	}
@@ -813,12 +818,12 @@ static void on_open(struct worker *w, struct conn *c)
 			return;
 		}
 		open_stat(w, c, c->fslot, "index.html",
-			  c->fslot == c->slot_a ? c->slot_b : c->slot_a,
+			  other_slot(c),
 			  PH_INDEX);
 		return;
 	}
 	if (index) {
-		close_slot(w, c, c->fslot == c->slot_a ? c->slot_b : c->slot_a);
+		close_slot(w, c, other_slot(c));
 		c->other_open = false;
 	}
 	if (mode != S_IFREG) {
@@ -834,7 +839,7 @@ static void request_done(struct worker *w, struct conn *c)
 	if (c->file_open)
 		close_slot(w, c, c->fslot);
 	if (c->other_open)
-		close_slot(w, c, c->fslot == c->slot_a ? c->slot_b : c->slot_a);
+		close_slot(w, c, other_slot(c));
 	c->file_open = c->other_open = false;
 	if (c->failed || !c->keepalive || !c->head_len) {
 		conn_close(w, c);
@@ -961,10 +966,10 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_SPLICE_IN:
 	case OP_SPLICE_OUT:
 	case OP_PIPE:
-		/* short or failed: a file changed under us, or the peer left */
-		if (res < 0 || (op == OP_READ && (size_t)res != c->body_len) ||
-		    ((op == OP_SPLICE_IN || op == OP_SPLICE_OUT) &&
-		     (size_t)res != c->body_len))
+		/* short or failed: a file changed under us, or the peer left
+		 * (SEND waits for all of it, PIPE's result is 0) */
+		if (res < 0 || (op != OP_SEND && op != OP_PIPE &&
+				(size_t)res != c->body_len))
 			c->failed = true;
 		if (op == OP_PIPE && res < 0)
 			c->pipe_open = false;

@@ -242,22 +242,4 @@ static inline int http_get(int port, const char *path, char *buf,
 	return http_request(port, req, buf, size, r);
 }
 
-/* Entries in /proc/PID/fd */
-static inline int t_count_fds_of(pid_t pid)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
-	while ((d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	closedir(dir);
-	return n;
-}
-
 #endif

@@ -147,19 +147,31 @@ static inline int t_slot_empty(struct io_uring *ring, int slot)
 	return t_read_slot(ring, slot, &c, 1) == -EBADF;
 }
 
-/* Entries in /proc/self/fd: the process's regular descriptors. */
-static inline int t_count_fds(void)
+/* Entries in /proc/PID/fd: the regular descriptors of process @pid. */
+static inline int t_count_fds_of(pid_t pid)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
 	int n = 0;
 
-	t_assert(d, "opendir /proc/self/fd");
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the DIR's own descriptor */
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* This process's regular descriptors (not counting the DIR's own). */
+static inline int t_count_fds(void)
+{
+	int n = t_count_fds_of(getpid());
+
+	t_assert(n >= 0, "opendir /proc/self/fd");
+	return n - 1;
 }
 
 /* Allocated struct files, system-wide (first field of fs/file-nr). */
