@@ -116,16 +116,16 @@ bench-spread: kernel-fast initramfs $(HOST)
 	bench/spread.sh --kernel $(FAST)
 
 # The SQE fuzzer (fuzz/fuzz.c) on the debug kernel for SECONDS of guest
-# time; SEED=S replays a run; DRAIN=1 adds IOSQE_IO_DRAIN (rounds then stop
-# completing: docs/reliability.md). Fails on a fuzzer error or a splat.
+# time; SEED=S replays a run; NODRAIN=1 leaves IOSQE_IO_DRAIN out. Fails on
+# a fuzzer error or a splat.
 SECONDS ?= 60
 SEED ?= 0
-DRAIN ?=
+NODRAIN ?=
 fuzz: kernel-debug initramfs $(HOST)
 	vm/run.sh --kernel $(DEBUG) --timeout $$(( $(SECONDS) * 4 + 300 )) \
 		--out $(B)/fuzz -- /bin/fuzz --seconds $(SECONDS) \
 		$(if $(filter-out 0,$(SEED)),--seed $(SEED)) \
-		$(if $(DRAIN),,--no-drain)
+		$(if $(NODRAIN),--no-drain)
 
 clean:
 	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm

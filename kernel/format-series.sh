@@ -2,7 +2,7 @@
 # Regenerate kernel/patches/ from a devtree (kernel/devtree.sh): one patch
 # per commit since nofd-base, and a cover letter whose subject and text come
 # from kernel/cover-letter.txt (first line: subject; after a blank line: text).
-# $version is the series' revision, in every subject ([PATCH nofd v2 ...]).
+# $version is the series' revision, in every subject ([PATCH nofd v3 ...]).
 #
 #   kernel/format-series.sh [DIR]      (default build/devtree)
 set -euo pipefail
@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$top/build/devtree}
 out=$top/kernel/patches
 cover=$top/kernel/cover-letter.txt
-version=2
+version=3
 
 rm -f "$out"/*.patch
 git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd v$version" \
