@@ -21,6 +21,7 @@
 
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include "test.h"
@@ -138,6 +139,50 @@ static inline int fx_run(struct io_uring *ring, const struct fx_case *c,
 		ret = 0;
 	}
 	return ret;
+}
+
+/*
+ * The syscall @c stands for, relative to the regular dirfds @dir and @sub:
+ * 0 or -errno; an opened fd is closed again.
+ */
+static inline int fx_sys(const struct fx_case *c, int dir, int sub,
+			 struct statx *stx)
+{
+	struct open_how how = { .flags = c->flags, .resolve = c->resolve };
+	int dir2 = c->sub ? sub : dir;
+	long ret = -1;
+
+	switch (c->op) {
+	case FX_OPEN:
+		ret = openat(dir, c->path, c->flags, 0644);
+		break;
+	case FX_OPEN2:
+		ret = syscall(SYS_openat2, dir, c->path, &how, sizeof(how));
+		break;
+	case FX_STATX:
+		ret = statx(dir, c->path, c->flags, STATX_BASIC_STATS, stx);
+		break;
+	case FX_MKDIR:
+		ret = mkdirat(dir, c->path, 0755);
+		break;
+	case FX_UNLINK:
+		ret = unlinkat(dir, c->path, c->flags);
+		break;
+	case FX_SYMLINK:
+		ret = symlinkat(c->path2, dir, c->path);
+		break;
+	case FX_RENAME:
+		ret = renameat2(dir, c->path, dir2, c->path2, c->flags);
+		break;
+	case FX_LINK:
+		ret = linkat(dir, c->path, dir2, c->path2, c->flags);
+		break;
+	}
+	if (ret < 0)
+		return -errno;
+	if (c->op == FX_OPEN || c->op == FX_OPEN2)
+		close(ret);
+	return 0;
 }
 
 static inline const char *fx_res(int res, char *buf, size_t len)

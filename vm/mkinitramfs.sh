@@ -27,6 +27,9 @@ out=${1:?$usage}
 shift
 stage=$(mktemp -d "${out%/*}/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
+# the guest's / is this directory: mktemp made it 0700, which would keep
+# every uid but root out of everything (tests/unpriv-* drop to uid 65534)
+chmod 755 "$stage"
 
 mkdir -p "$stage"/{bin,sbin,tests,proc,sys,dev,tmp,etc}
 dest=$stage/bin
