@@ -8,9 +8,15 @@
  * interesting values (0, the last, one past the end, ALLOC, huge,
  * negative), random flags (FIXED_FILE, IO_LINK, IO_HARDLINK, IO_DRAIN,
  * ASYNC), lengths, and pointers that are good, NULL, unmapped or
- * read-only. Then it cancels what is left, reaps, and checks that every
+ * read-only, or on a page that is unmapped while they are in flight. With
+ * the requests in flight, slots are replaced and cleared and the whole
+ * table is unregistered (a timer interrupts the wait for requests that
+ * never end). Then it cancels what is left, reaps, and checks that every
  * SQE completed exactly once; after tearing the rings down, that the
- * process holds the descriptors it held before. Leaked objects are the
+ * process holds the descriptors it held before. One round in ten instead
+ * tears its rings down with the requests in flight, in a child process.
+ * All along, a second thread with a ring of its own works on files that
+ * the rounds' tables hold too. Leaked objects are the
  * debug kernel's kmemleak's to find (make test scans after the suite); the
  * slab counts of filp, dentry and io_kiocb before and after are printed.
  *
@@ -18,7 +24,9 @@
  *        [--no-drain]
  *
  * --stock: only what 6.12 has (no nofd op, fixed dirfd or flag);
- * --no-drain: no IOSQE_IO_DRAIN (docs/reliability.md says why).
+ * --no-drain: no IOSQE_IO_DRAIN (to tell whether a round that stops
+ * completing needs a drain: on 6.12 without series patch 01, drains made
+ * rounds stop; docs/reliability.md).
  *
  * The seed is printed first; the same seed submits the same SQEs (what
  * they return may still depend on timing). At the end: SQEs, completions
@@ -34,9 +42,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,7 +100,7 @@ static const char *const fop_names[NR_FOPS] = {
 
 static unsigned long good[NR_FOPS], bad[NR_FOPS];
 static bool stock;	/* --stock: only what 6.12 has, no nofd op or flag */
-static bool no_drain;	/* --no-drain: no IOSQE_IO_DRAIN (docs/reliability.md) */
+static bool no_drain;	/* --no-drain: no IOSQE_IO_DRAIN */
 static unsigned long sqes, cqes, flag_use[6];
 
 /* what a round has to work with */
@@ -107,7 +118,27 @@ static struct {
 	struct statx stx;
 	socklen_t socklen;
 	struct iovec iov;
+	char *volatile_page;		/* read-write, unmapped mid-round */
+	bool volatile_mapped;
 } r;
+
+/*
+ * Files that are in the main rings' tables and in the sharer thread's ring
+ * at once (put_file() picks them too): the test file, the directory, a
+ * nonblocking unix socket whose peer the thread writes to.
+ */
+static struct {
+	int fds[3], peer;
+	struct io_uring ring;
+	pthread_t thread;
+	uint64_t seed;
+	volatile bool stop;
+	unsigned long sqes, cqes, errors;
+} sh;
+
+/* what was done to rounds while their requests were in flight */
+static unsigned long replaced, unregistered, unregister_eintr, freed_pages,
+		     abandoned;
 
 static const char *const names[] = {
 	"a", "b", "d", "d/x", "nodir/y", "", ".", "..", "/tmp/fuzz/a", "l",
@@ -152,10 +183,11 @@ static unsigned int pick_install(void)
 
 static void *pick_buf(size_t len)
 {
-	switch (below(12)) {
+	switch (below(13)) {
 	case 0: return NULL;
 	case 1: return r.unmapped;
 	case 2: return len <= 4096 ? r.rdonly : r.scratch;
+	case 3: return r.volatile_page;	/* may be unmapped under the request */
 	default: return r.scratch + below(SCRATCH - (len < SCRATCH ? len : 0));
 	}
 }
@@ -660,7 +692,10 @@ static void put_file(struct io_uring *ring, unsigned int slot)
 {
 	int fd = -1, pair[2];
 
-	switch (below(6)) {
+	switch (below(7)) {
+	case 6:		/* one the sharer thread's ring holds too */
+		fd = dup(sh.fds[below(3)]);
+		break;
 	case 0:
 		fd = open(DIR_ROOT "/a", O_RDWR);
 		break;
@@ -683,7 +718,7 @@ static void put_file(struct io_uring *ring, unsigned int slot)
 			break;
 		fd = dup(pair[below(2)]);	/* both ends stay for the round */
 		break;
-	default:
+	case 5:
 		fd = dup(r.listener);
 		break;
 	}
@@ -693,13 +728,254 @@ static void put_file(struct io_uring *ring, unsigned int slot)
 	close(fd);
 }
 
-static int round_run(unsigned long round, bool verbose, int keep_max)
+/* The sharer's own generator: the main thread's stays replayable. */
+static unsigned int sh_below(uint64_t *st, unsigned int n)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return n ? (*st * 0x2545F4914F6CDD1DULL) % n : 0;
+}
+
+/*
+ * The sharer thread: batches of READ, WRITE, RECV, STATX, GETDENTS,
+ * FILES_UPDATE and CLOSE on its ring's slots, which hold the shared files,
+ * while the main thread's rounds use them too. Every SQE must complete
+ * within a second, or, cancelled then (a READ of the socket waits for
+ * data), a second later.
+ */
+static void *sharer(void *arg)
+{
+	static char buf[4096];
+	static struct statx stx;
+	uint64_t st = sh.seed;
+	sigset_t set;
+
+	(void)arg;
+	/* SIGALRM interrupts the main thread's unregistration, not ours */
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	while (!sh.stop) {
+		unsigned int n = 1 + sh_below(&st, 8), done = 0;
+		bool cancelled = false;
+		unsigned int ops[8];
+		int slots[8];
+		struct __kernel_timespec ts = { .tv_sec = 1 };
+		struct io_uring_cqe *cqe;
+
+		for (unsigned int i = 0; i < n; i++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&sh.ring);
+			int slot = sh_below(&st, 4);	/* 3: past the table */
+
+			switch (sh_below(&st, 7)) {
+			case 0:
+				io_uring_prep_read(sqe, slot, buf, 64, 0);
+				break;
+			case 1:
+				io_uring_prep_write(sqe, slot, "shared", 6, 0);
+				break;
+			case 2:
+				io_uring_prep_recv(sqe, slot, buf, 64,
+						   MSG_DONTWAIT);
+				break;
+			case 3:
+				io_uring_prep_statx(sqe, slot, "", AT_EMPTY_PATH,
+						    STATX_BASIC_STATS, &stx);
+				break;
+			case 4:
+				io_uring_prep_getdents(sqe, slot, buf,
+						       sizeof(buf),
+						       IORING_GETDENTS_REWIND);
+				break;
+			case 5:
+				io_uring_prep_files_update(sqe,
+					&sh.fds[sh_below(&st, 3)], 1, slot);
+				break;
+			default:
+				io_uring_prep_close_direct(sqe, slot);
+				break;
+			}
+			if (sqe->opcode != IORING_OP_FILES_UPDATE &&
+			    sqe->opcode != IORING_OP_CLOSE)
+				sqe->flags |= IOSQE_FIXED_FILE;
+			if (stock && (sqe->opcode == IORING_OP_GETDENTS ||
+				      sqe->opcode == IORING_OP_STATX))
+				io_uring_prep_nop(sqe);
+			sqe->user_data = i;
+			ops[i] = sqe->opcode;
+			slots[i] = slot;
+		}
+		/* data for RECV; the buffer may be full (-EAGAIN): fine */
+		(void)!write(sh.peer, "data", 4);
+		/* submission stops after an SQE that fails at once */
+		for (unsigned int sent = 0; sent < n;) {
+			int ret = io_uring_submit(&sh.ring);
+
+			if (ret <= 0) {
+				n = sent;
+				break;
+			}
+			sent += ret;
+		}
+		sh.sqes += n;
+		for (unsigned int i = 0; i < n; i++) {
+			cqe = NULL;
+			if (io_uring_wait_cqe_timeout(&sh.ring, &cqe, &ts) &&
+			    !cancelled) {
+				/* a READ of a socket without data waits */
+				struct io_uring_sync_cancel_reg reg = {
+					.flags = IORING_ASYNC_CANCEL_ANY,
+					.timeout = { .tv_sec = 1 },
+				};
+
+				io_uring_register_sync_cancel(&sh.ring, &reg);
+				cancelled = true;
+				i--;
+				continue;
+			}
+			if (!cqe) {
+				printf("fuzz: sharer: an SQE did not complete "
+				       "after its cancellation (opcodes, "
+				       "slots:");
+				for (unsigned int k = 0; k < n; k++)
+					printf(" %u/%d%s", ops[k], slots[k],
+					       done & (1U << k) ? "" : "!");
+				printf(")\n");
+				sh.errors++;
+				return NULL;
+			}
+			if (cqe->user_data < 32)
+				done |= 1U << cqe->user_data;
+			io_uring_cqe_seen(&sh.ring, cqe);
+			sh.cqes++;
+		}
+	}
+	return NULL;
+}
+
+static void sharer_start(uint64_t seed)
+{
+	int pair[2];
+
+	sh.fds[0] = open(DIR_ROOT "/a", O_RDWR);
+	sh.fds[1] = open(DIR_ROOT, O_RDONLY | O_DIRECTORY);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pair))
+		pair[0] = pair[1] = -1;
+	sh.fds[2] = pair[0];
+	sh.peer = pair[1];
+	sh.seed = seed * 0x9E3779B97F4A7C15ULL | 1;
+	if (io_uring_queue_init(16, &sh.ring, 0) ||
+	    io_uring_register_files(&sh.ring, sh.fds, 3) ||
+	    pthread_create(&sh.thread, NULL, sharer, NULL)) {
+		printf("fuzz: the sharer thread could not start\n");
+		sh.errors++;
+		sh.stop = true;
+	}
+}
+
+static void sharer_stop(void)
+{
+	if (!sh.stop) {
+		sh.stop = true;
+		pthread_join(sh.thread, NULL);
+	}
+	printf("fuzz: sharer thread: %lu SQEs, %lu CQEs, %lu errors\n",
+	       sh.sqes, sh.cqes, sh.errors);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Disturb a round whose requests are in flight: replace or clear slots,
+ * unregister the whole table (6.12 waits for the requests that use it; a
+ * 20 ms timer interrupts the wait, -EINTR, and the table stays), and unmap
+ * the page some requests read or write.
+ */
+static void disturb(struct io_uring *ring)
+{
+	if (r.nr_slots && chance(30)) {
+		for (unsigned int i = 1 + below(4); i > 0; i--) {
+			unsigned int slot = below(r.nr_slots);
+			int none = -1;
+
+			if (chance(30))
+				io_uring_register_files_update(ring, slot,
+							       &none, 1);
+			else
+				put_file(ring, slot);
+			replaced++;
+		}
+	}
+	if (r.nr_slots && chance(10)) {
+		struct itimerval it = { .it_value = { .tv_usec = 20000 } };
+		int ret;
+
+		setitimer(ITIMER_REAL, &it, NULL);
+		ret = io_uring_unregister_files(ring);
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_REAL, &it, NULL);
+		unregistered += !ret;
+		unregister_eintr += ret == -EINTR;
+		if (!ret && chance(50))
+			io_uring_register_files_sparse(ring, r.nr_slots);
+	}
+	if (chance(30)) {
+		munmap(r.volatile_page, 4096);
+		r.volatile_mapped = false;
+		freed_pages++;
+	}
+}
+
+/* The volatile page mapped again, at the same address, between rounds. */
+static void volatile_page_restore(void)
+{
+	if (r.volatile_mapped)
+		return;
+	if (mmap(r.volatile_page, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+	    r.volatile_page)
+		r.volatile_mapped = true;
+}
+
+/*
+ * A round that stopped: what the kernel's side of the ring says (fdinfo:
+ * its cached SQ head and CQ tail) next to the CQEs the round reaped.
+ */
+static void print_ring_state(unsigned long round, struct io_uring *ring,
+			     unsigned int reaped)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	printf("round %lu: %u CQEs reaped\n", round, reaped);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ring->ring_fd);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Sq", 2) || !strncmp(line, "Cq", 2) ||
+		    !strncmp(line, "Cached", 6))
+			printf("round %lu: %s", round, line);
+	fclose(f);
+}
+
+/*
+ * One round. @abandon: tear the rings down with the requests still in
+ * flight instead of cancelling and reaping them (round_abandoned() runs
+ * such a round in a child process, whose exit then waits for the rest).
+ */
+static int round_run(unsigned long round, bool verbose, int keep_max,
+		     bool abandon)
 {
 	struct io_uring_params p = { 0 };
 	struct io_uring ring, target;
 	struct inflight inf[MAX_BATCH * 4];
 	unsigned int nr = 0, completed = 0, batches = 1 + below(4), entries;
-	unsigned int fill;
+	unsigned int fill, ring_cqes = 0;
 	int last_ret = 0, last_cancel = 0;
 	int ret, errors = 0;
 
@@ -772,6 +1048,14 @@ static int round_run(unsigned long round, bool verbose, int keep_max)
 		}
 	}
 
+	disturb(&ring);
+	if (abandon) {
+		io_uring_queue_exit(&target);
+		io_uring_queue_exit(&ring);
+		usleep(20000);	/* the rings' exit work runs meanwhile */
+		return errors;
+	}
+
 	/* let what can finish finish, cancel the rest, reap everything */
 	for (int pass = 0; completed < nr && pass < 200; pass++) {
 		struct __kernel_timespec ts = { .tv_nsec = 2000000 };
@@ -797,6 +1081,7 @@ static int round_run(unsigned long round, bool verbose, int keep_max)
 			uint64_t ud = cqe->user_data;
 
 			cqes++;
+			ring_cqes++;
 			if (ud < nr) {
 				struct inflight *in = &inf[ud];
 
@@ -829,6 +1114,7 @@ static int round_run(unsigned long round, bool verbose, int keep_max)
 		       round, p.flags, p.sq_entries, p.cq_entries, r.nr_slots,
 		       last_ret, last_cancel, io_uring_sq_ready(&ring),
 		       IO_URING_READ_ONCE(*ring.sq.kflags));
+		print_ring_state(round, &ring, ring_cqes);
 		for (unsigned int i = 0; i < nr; i++)
 			printf("round %lu: SQE %u (%s, flags %#x) %s %d\n",
 			       round, i, fop_names[inf[i].op], inf[i].flags,
@@ -839,9 +1125,40 @@ static int round_run(unsigned long round, bool verbose, int keep_max)
 	io_uring_queue_exit(&target);
 	io_uring_queue_exit(&ring);
 	close_new_fds(keep_max);
+	volatile_page_restore();
 	if (verbose)
 		printf("round %lu: %u SQEs, %u slots\n", round, nr, r.nr_slots);
 	return errors;
+}
+
+/*
+ * A round whose rings are torn down with requests in flight, in a child:
+ * its exit waits for what is left, so the next round starts clean. Its
+ * coverage counts stay in the child.
+ */
+static int round_abandoned(unsigned long round, bool verbose, int keep_max)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		int errors = round_run(round, verbose, keep_max, true);
+
+		fflush(stdout);
+		_exit(errors ? 1 : 0);
+	}
+	abandoned++;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		printf("round %lu (torn down in flight): child status %#x\n",
+		       round, status);
+		return 1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -893,6 +1210,14 @@ int main(int argc, char **argv)
 	 * a READ's data into our own SQ ring */
 	r.unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
+	r.volatile_page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r.volatile_mapped = true;
+	/* no SA_RESTART: the alarm interrupts an unregistration's wait */
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm },
+		  NULL);
+	/* below the listener: close_new_fds() keeps them */
+	sharer_start(seed);
 	r.listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	r.addr.sin_family = AF_INET;
 	r.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -914,7 +1239,10 @@ int main(int argc, char **argv)
 		if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 >
 		    seconds)
 			break;
-		errors += round_run(round, verbose, keep_max);
+		if (chance(10))
+			errors += round_abandoned(round, verbose, keep_max);
+		else
+			errors += round_run(round, verbose, keep_max, false);
 		fds = t_count_fds();
 		if (fds != base_fds) {
 			printf("round %lu: %d descriptors, %d before\n", round,
@@ -925,7 +1253,13 @@ int main(int argc, char **argv)
 		make_tree();
 	}
 
+	sharer_stop();
+	errors += sh.errors;
 	slab_counts("after");
+	printf("fuzz: in flight: %lu slots replaced or cleared, %lu tables "
+	       "unregistered (%lu waits interrupted), %lu pages unmapped, %lu "
+	       "rounds torn down\n", replaced, unregistered, unregister_eintr,
+	       freed_pages, abandoned);
 	printf("fuzz: seed %lu, %lu rounds, %lu SQEs, %lu CQEs, %d errors\n",
 	       seed, round, sqes, cqes, errors);
 	printf("fuzz: flags: FIXED_FILE %lu, IO_DRAIN %lu, IO_LINK %lu, "
