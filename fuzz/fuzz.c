@@ -86,7 +86,8 @@ enum fop {
 	F_BIND, F_LISTEN, F_CONNECT, F_ACCEPT, F_ACCEPT_MULTI, F_MSG_RING_FD,
 	F_READ, F_WRITE, F_SEND, F_RECV, F_SPLICE, F_STATX, F_FGETXATTR,
 	F_FSETXATTR, F_PIPE, F_GETDENTS, F_UNLINKAT, F_MKDIRAT, F_SYMLINKAT,
-	F_RENAMEAT, F_LINKAT, F_GETSOCKNAME, F_TIMEOUT, F_CANCEL, NR_FOPS
+	F_RENAMEAT, F_LINKAT, F_GETSOCKNAME, F_TIMEOUT, F_CANCEL,
+	F_TIMEOUT_ALONE, NR_FOPS
 };
 
 static const char *const fop_names[NR_FOPS] = {
@@ -95,7 +96,7 @@ static const char *const fop_names[NR_FOPS] = {
 	"MSG_RING SEND_FD", "READ", "WRITE", "SEND", "RECV", "SPLICE", "STATX",
 	"FGETXATTR", "FSETXATTR", "PIPE", "GETDENTS", "UNLINKAT", "MKDIRAT",
 	"SYMLINKAT", "RENAMEAT", "LINKAT", "GETSOCKNAME", "LINK_TIMEOUT",
-	"ASYNC_CANCEL",
+	"ASYNC_CANCEL", "TIMEOUT",
 };
 
 static unsigned long good[NR_FOPS], bad[NR_FOPS];
@@ -388,6 +389,14 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 				       IORING_ASYNC_CANCEL_ANY : 0);
 		*fixed = false;
 		break;
+	case F_TIMEOUT_ALONE:	/* counts CQEs, like a drain */
+		r.ts.tv_sec = 0;
+		r.ts.tv_nsec = below(2000000);
+		io_uring_prep_timeout(sqe, &r.ts, below(4), chance(80) ? 0 :
+				      chance(50) ? IORING_TIMEOUT_ABS :
+				      1U << below(8));
+		*fixed = false;
+		break;
 	default:
 		break;
 	}
@@ -455,7 +464,8 @@ static void close_new_fds(int keep_max)
  * Every op once with input that must work, before the random rounds, so
  * that the coverage table has each with good input whatever the seed: the
  * result must be the one a regular fd would give (>= 0 here, or the
- * LINK_TIMEOUT's -ECANCELED and the cancelled RECV's -ECANCELED).
+ * LINK_TIMEOUT's -ECANCELED and the cancelled RECV's -ECANCELED, or the
+ * TIMEOUT's -ETIME).
  */
 static int run1(struct io_uring *ring, enum fop op, int want_min,
 		void (*prep)(struct io_uring_sqe *sqe))
@@ -551,6 +561,9 @@ GP(getsockname, r.socklen = sizeof(r.addr);
 		io_uring_prep_cmd_getsockname(sqe, 2,
 			(struct sockaddr *)r.scratch, &r.socklen, 0);
 		sqe->flags |= IOSQE_FIXED_FILE)
+/* 1 ms, no count: -ETIME */
+GP(timeout, r.ts = (struct __kernel_timespec){ .tv_nsec = 1000000 };
+	    io_uring_prep_timeout(sqe, &r.ts, 0, 0))
 
 static int good_pass(void)
 {
@@ -614,6 +627,7 @@ static int good_pass(void)
 	errors += run1(&ring, F_UNLINKAT, 0, gp_unlink4);
 	errors += run1(&ring, F_UNLINKAT, 0, gp_rmdir);
 	errors += run1(&ring, F_GETSOCKNAME, 0, gp_getsockname);
+	errors += run1(&ring, F_TIMEOUT_ALONE, -ETIME, gp_timeout);
 
 	/* ACCEPT multishot: two connections, two CQEs with F_MORE */
 	sqe = io_uring_get_sqe(&ring);
@@ -1099,7 +1113,9 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 				/* a LINK_TIMEOUT that fired or was cancelled
 				 * was a well-formed one */
 				if (cqe->res >= 0 ||
-				    (in->op == F_TIMEOUT && cqe->res != -EINVAL))
+				    (in->op == F_TIMEOUT && cqe->res != -EINVAL) ||
+				    (in->op == F_TIMEOUT_ALONE &&
+				     cqe->res == -ETIME))
 					good[in->op]++;
 				else
 					bad[in->op]++;
