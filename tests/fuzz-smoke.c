@@ -5,7 +5,8 @@
  * prints first (replay: make fuzz SEED=S). Every SQE must complete exactly
  * once, the process must hold the descriptors it held before each round,
  * and the kernel log must stay clean. Drains are in the mix: on 6.12 they
- * made rounds stop completing until series patch 01 (tests/drain-fail-init).
+ * made rounds stop completing until series patches 01 and 02
+ * (tests/drain-fail-init, tests/drain-multishot-overflow).
  */
 #include <sys/wait.h>
 
