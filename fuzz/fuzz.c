@@ -25,8 +25,8 @@
  *
  * --stock: only what 6.12 has (no nofd op, fixed dirfd or flag);
  * --no-drain: no IOSQE_IO_DRAIN (to tell whether a round that stops
- * completing needs a drain: on 6.12 without series patch 01, drains made
- * rounds stop; docs/reliability.md).
+ * completing needs a drain: on 6.12 without series patches 01 and 02,
+ * drains made rounds stop; docs/reliability.md).
  *
  * The seed is printed first; the same seed submits the same SQEs (what
  * they return may still depend on timing). At the end: SQEs, completions
@@ -111,6 +111,7 @@ static struct {
 	char *rdonly;			/* a read-only page */
 	char *unmapped;			/* a page that cannot be touched */
 	struct sockaddr_in addr;	/* a listener's */
+	struct sockaddr_in bind_addr;	/* BIND's: addr, or addr with port 0 */
 	int listener;			/* regular fd */
 	int target_ring;		/* MSG_RING's target */
 	int fds[2];			/* PIPE's answer */
@@ -269,9 +270,13 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 		*fixed = false;
 		break;
 	case F_BIND:
-		r.addr.sin_port = chance(50) ? 0 : r.addr.sin_port;
+		/* port 0, or the listener's (in use) */
+		r.bind_addr = r.addr;
+		if (chance(50))
+			r.bind_addr.sin_port = 0;
 		io_uring_prep_bind(sqe, fd, chance(80) ?
-				   (struct sockaddr *)&r.addr : pick_buf(16),
+				   (struct sockaddr *)&r.bind_addr :
+				   pick_buf(16),
 				   chance(80) ? sizeof(r.addr) : below(64));
 		break;
 	case F_LISTEN:
