@@ -57,8 +57,18 @@ static void prep_nop(struct io_uring *ring, int ud, int flags)
 static void prep_case(struct io_uring *ring, int c, struct want *w)
 {
 	switch (c) {
+	default:	/* 3 */
+		/*
+		 * The READ completes inline, the drained NOP is deferred, the
+		 * LINK_TIMEOUT fails; both CQEs are posted together, one more
+		 * than the drain waits for: on 6.12 the NOP never ran.
+		 */
+		w->ready = true;
+		/* fall through */
 	case 0:
-		w->what = "a lone LINK_TIMEOUT after the drained NOP";
+		w->what = w->ready ? "the READ completes at once, a lone "
+			  "LINK_TIMEOUT after the drained NOP" :
+			  "a lone LINK_TIMEOUT after the drained NOP";
 		prep_nop(ring, 2, IOSQE_IO_DRAIN);
 		prep_lone_link_timeout(ring, 3, 0);
 		w->res[2] = 0;
@@ -89,21 +99,6 @@ static void prep_case(struct io_uring *ring, int c, struct want *w)
 		w->res[3] = -EINVAL;
 		w->res[4] = -ECANCELED;
 		w->nr = 4;
-		break;
-	default:
-		/*
-		 * The READ completes inline, the drained NOP is deferred, the
-		 * LINK_TIMEOUT fails; both CQEs are posted together, one more
-		 * than the drain waits for: on 6.12 the NOP never ran.
-		 */
-		w->what = "the READ completes at once, a lone LINK_TIMEOUT "
-			  "after the drained NOP";
-		w->ready = true;
-		prep_nop(ring, 2, IOSQE_IO_DRAIN);
-		prep_lone_link_timeout(ring, 3, 0);
-		w->res[2] = 0;
-		w->res[3] = -EINVAL;
-		w->nr = 3;
 		break;
 	}
 }

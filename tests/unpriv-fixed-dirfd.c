@@ -129,6 +129,16 @@ static void drop(void)
 	t_assert(!prctl(PR_SET_DUMPABLE, 1), "PR_SET_DUMPABLE");
 }
 
+/* Before and after each run: what a success made is gone, rw/mine is there. */
+static void reset(const struct ucase *u)
+{
+	if (u->undo) {
+		unlink(u->undo);
+		rmdir(u->undo);
+	}
+	close(open(ROOT "/rw/mine", O_CREAT | O_WRONLY, 0644));
+}
+
 static void run_cases(struct io_uring *ring)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -139,25 +149,13 @@ static void run_cases(struct io_uring *ring)
 		struct statx x1, x2;
 
 		c.sub = u->dir2 != u->dir;
-		if (u->c.op == FX_RENAME && !strcmp(c.path, "mine"))
-			close(open(ROOT "/rw/mine", O_CREAT | O_WRONLY, 0644));
+		reset(u);
 		sys = fx_sys(&c, reg[u->dir], reg[u->dir2], &x1);
-		if (u->undo) {
-			unlink(u->undo);
-			rmdir(u->undo);
-			close(open(ROOT "/rw/mine", O_CREAT | O_WRONLY, 0644));
-		}
+		reset(u);
 		ring_reg = fx_run(ring, &c, reg[u->dir], reg[u->dir2], 0, &x2);
-		if (u->undo) {
-			unlink(u->undo);
-			rmdir(u->undo);
-			close(open(ROOT "/rw/mine", O_CREAT | O_WRONLY, 0644));
-		}
+		reset(u);
 		ring_fix = fx_run(ring, &c, u->dir, u->dir2, 1, &x2);
-		if (u->undo) {
-			unlink(u->undo);
-			rmdir(u->undo);
-		}
+		reset(u);
 		t_check(sys == c.want && ring_reg == sys && ring_fix == sys,
 			"%s %s: %s %s; regular fd %s, direct %s", fx_op_names[c.op],
 			c.path, u->why, fx_res(sys, a, sizeof(a)),
@@ -250,7 +248,6 @@ static int child(void)
 			AT_FDCWD, dir_paths[i], O_PATH | O_DIRECTORY, 0, i)),
 			"open %s direct", dir_paths[i]);
 	}
-	close(open(ROOT "/rw/mine", O_CREAT | O_WRONLY, 0644));
 	run_cases(&ring);
 	kept_access(&ring, dir_rd, file_wr);
 	io_uring_queue_exit(&ring);
