@@ -116,16 +116,23 @@ bench-spread: kernel-fast initramfs $(HOST)
 	bench/spread.sh --kernel $(FAST)
 
 # The SQE fuzzer (fuzz/fuzz.c) on the debug kernel for SECONDS of guest
-# time; SEED=S replays a run; NODRAIN=1 leaves IOSQE_IO_DRAIN out. Fails on
-# a fuzzer error or a splat.
+# time, or for ROUNDS rounds however long they take; SEED=S replays a run
+# (a failing run prints the command that replays it); STOCK=1 leaves out
+# what only the series has; NODRAIN=1 leaves IOSQE_IO_DRAIN out. Each run
+# works in a tmpfs of its own, made fresh and removed after. Fails on a
+# fuzzer error or a splat.
 SECONDS ?= 60
+ROUNDS ?=
 SEED ?= 0
+STOCK ?=
 NODRAIN ?=
 fuzz: kernel-debug initramfs $(HOST)
-	vm/run.sh --kernel $(DEBUG) --timeout $$(( $(SECONDS) * 4 + 300 )) \
-		--out $(B)/fuzz -- /bin/fuzz --seconds $(SECONDS) \
+	vm/run.sh --kernel $(DEBUG) \
+		--timeout $$(( $(if $(ROUNDS),$(ROUNDS),$(SECONDS) * 4) + 300 )) \
+		--out $(B)/fuzz -- /bin/fuzz \
+		$(if $(ROUNDS),--rounds $(ROUNDS),--seconds $(SECONDS)) \
 		$(if $(filter-out 0,$(SEED)),--seed $(SEED)) \
-		$(if $(NODRAIN),--no-drain)
+		$(if $(STOCK),--stock) $(if $(NODRAIN),--no-drain)
 
 clean:
 	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -54,7 +56,6 @@
 
 #include "test.h"
 
-#define DIR_ROOT "/tmp/fuzz"
 #define MAX_BATCH 32
 #define SCRATCH (64 * 1024)
 
@@ -101,6 +102,27 @@ static const char *const fop_names[NR_FOPS] = {
 
 static unsigned long good[NR_FOPS], bad[NR_FOPS];
 static bool stock;	/* --stock: only what 6.12 has, no nofd op or flag */
+
+/* --stock leaves these out: the ops only the series has */
+static bool nofd_op(enum fop op)
+{
+	return op == F_PIPE || op == F_GETDENTS || op == F_GETSOCKNAME;
+}
+
+/* and takes a regular fd where these name a fixed file as their
+ * directory (or, for the xattr ops, their file): only the series allows
+ * it */
+static bool nofd_fixed(enum fop op)
+{
+	switch (op) {
+	case F_OPENAT: case F_OPENAT2: case F_STATX: case F_UNLINKAT:
+	case F_MKDIRAT: case F_SYMLINKAT: case F_RENAMEAT: case F_LINKAT:
+	case F_FGETXATTR: case F_FSETXATTR:
+		return true;
+	default:
+		return false;
+	}
+}
 static bool no_drain;	/* --no-drain: no IOSQE_IO_DRAIN */
 static unsigned long sqes, cqes, flag_use[6];
 
@@ -135,6 +157,7 @@ static struct {
 	pthread_t thread;
 	uint64_t seed;
 	volatile bool stop;
+	bool ring_up;
 	unsigned long sqes, cqes, errors;
 } sh;
 
@@ -142,8 +165,25 @@ static struct {
 static unsigned long replaced, unregistered, unregister_eintr, freed_pages,
 		     abandoned;
 
-static const char *const names[] = {
-	"a", "b", "d", "d/x", "nodir/y", "", ".", "..", "/tmp/fuzz/a", "l",
+/*
+ * Where a run works: a tmpfs of its own, mounted on a fresh directory
+ * under /tmp and removed at the end of the run, so that what one run does
+ * to its files never reaches another. In it, tree/ is made anew for each
+ * round (and is the working directory, so that AT_FDCWD-relative names
+ * land in it too) and shared/ holds the sharer thread's file and
+ * directory for the whole run. A tmpfs that will not unmount at the end
+ * holds a file reference that outlived every ring: an error.
+ */
+static struct {
+	char root[32];		/* /tmp/fuzz.XXXXXX */
+	char tree[48];		/* root/tree */
+	char tree_a[64];	/* root/tree/a: the test file, absolute */
+	char shared[48];	/* root/shared */
+	bool mounted;
+} box;
+
+static const char *names[] = {
+	"a", "b", "d", "d/x", "nodir/y", "", ".", "..", box.tree_a, "l",
 };
 
 static const char *pick_name(void)
@@ -210,8 +250,7 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 {
 	enum fop op = below(NR_FOPS);
 
-	while (stock && (op == F_PIPE || op == F_GETDENTS ||
-			 op == F_GETSOCKNAME))
+	while (stock && nofd_op(op))
 		op = below(NR_FOPS);
 	int slot = pick_slot(), fd;
 	unsigned int len = pick_len();
@@ -224,7 +263,7 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 	switch (op) {
 	case F_OPENAT:
 		io_uring_prep_openat(sqe, chance(70) ? fd : AT_FDCWD,
-				     chance(50) ? DIR_ROOT "/a" : pick_name(),
+				     chance(50) ? box.tree_a : pick_name(),
 				     chance(50) ? O_RDONLY : O_RDWR | O_CREAT |
 				     (chance(20) ? O_DIRECTORY : 0) |
 				     (chance(10) ? O_CLOEXEC : 0), 0644);
@@ -405,17 +444,9 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 	default:
 		break;
 	}
-	if (stock) {
-		switch (op) {
-		case F_OPENAT: case F_OPENAT2: case F_STATX: case F_UNLINKAT:
-		case F_MKDIRAT: case F_SYMLINKAT: case F_RENAMEAT:
-		case F_LINKAT: case F_FGETXATTR: case F_FSETXATTR:
-			*fixed = false;
-			sqe->ioprio = 0;
-			break;
-		default:
-			break;
-		}
+	if (stock && nofd_fixed(op)) {
+		*fixed = false;
+		sqe->ioprio = 0;
 	}
 	return op;
 }
@@ -442,20 +473,121 @@ static void slab_counts(const char *when)
 	fclose(f);
 }
 
-static void make_tree(void)
+/* @dir with a file "a" (4 bytes and an xattr for FGETXATTR) and a "d/" */
+static int make_tree(const char *dir)
 {
-	int fd;
+	int dfd, fd;
 
-	mkdir(DIR_ROOT, 0755);
-	mkdir(DIR_ROOT "/d", 0755);
-	fd = open(DIR_ROOT "/a", O_RDWR | O_CREAT, 0644);
-	if (fd >= 0) {
-		if (write(fd, "fuzz", 4) != 4)
-			perror("write");
-		close(fd);
+	if (mkdir(dir, 0755))
+		return -1;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (dfd < 0 || mkdirat(dfd, "d", 0755))
+		return -1;
+	fd = openat(dfd, "a", O_RDWR | O_CREAT | O_EXCL, 0644);
+	close(dfd);
+	if (fd < 0 || write(fd, "fuzz", 4) != 4 ||
+	    fsetxattr(fd, "user.fuzz", "v", 1, 0)) {
+		perror("fuzz: make_tree");
+		return -1;
 	}
-	/* for FGETXATTR to find */
-	setxattr(DIR_ROOT "/a", "user.fuzz", "v", 1, 0);
+	close(fd);
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if ((type == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT)
+		printf("fuzz: cannot remove %s: %s\n", path, strerror(errno));
+	return 0;
+}
+
+/* Everything in the sandbox but shared/ (@all: that too) removed. */
+static void box_wipe(bool all)
+{
+	struct dirent *de;
+	char path[320];
+	DIR *d = opendir(box.root);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (!all && !strcmp(de->d_name, "shared")))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", box.root, de->d_name);
+		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
+}
+
+/*
+ * A fresh tree for the next round (or the good-input pass), whatever the
+ * last one did to it; rounds can reach the sandbox's top through "..", so
+ * all of it but shared/ goes.
+ */
+static int tree_reset(void)
+{
+	if (chdir(box.root))
+		return -1;
+	box_wipe(false);
+	if (make_tree(box.tree) || chdir(box.tree)) {
+		printf("fuzz: cannot make the tree %s\n", box.tree);
+		return -1;
+	}
+	return 0;
+}
+
+static int box_make(void)
+{
+	strcpy(box.root, "/tmp/fuzz.XXXXXX");
+	if (!mkdtemp(box.root)) {
+		perror("fuzz: mkdtemp");
+		return -1;
+	}
+	box.mounted = !mount("fuzz", box.root, "tmpfs", 0, "mode=0755");
+	if (!box.mounted)
+		printf("fuzz: sandbox %s is a plain directory (tmpfs: %s): "
+		       "a leaked reference will not show\n", box.root,
+		       strerror(errno));
+	snprintf(box.tree, sizeof(box.tree), "%s/tree", box.root);
+	snprintf(box.tree_a, sizeof(box.tree_a), "%s/a", box.tree);
+	snprintf(box.shared, sizeof(box.shared), "%s/shared", box.root);
+	return make_tree(box.shared) || tree_reset() ? -1 : 0;
+}
+
+/*
+ * The end of the run: the sandbox goes. The rings' exit work runs after
+ * io_uring_queue_exit() returns, so the unmount is retried for a while
+ * before a busy tmpfs counts as a leaked reference.
+ */
+static int box_remove(void)
+{
+	int errors = 0;
+
+	if (chdir("/"))
+		errors++;
+	box_wipe(true);
+	if (box.mounted) {
+		int tries = 0;
+
+		while (umount(box.root) && errno == EBUSY && ++tries < 100)
+			usleep(100000);
+		if (tries == 100) {
+			printf("fuzz: the sandbox's tmpfs is still busy after "
+			       "10 s: a file reference outlived the rings\n");
+			umount2(box.root, MNT_DETACH);
+			errors++;
+		}
+	}
+	if (rmdir(box.root)) {
+		printf("fuzz: cannot remove %s: %s\n", box.root,
+		       strerror(errno));
+		errors++;
+	}
+	return errors;
 }
 
 /* regular fds a round's ops may have made: everything above @keep */
@@ -472,14 +604,27 @@ static void close_new_fds(int keep_max)
  * LINK_TIMEOUT's -ECANCELED and the cancelled RECV's -ECANCELED, or the
  * TIMEOUT's -ETIME).
  */
+static int gp_dir, gp_file;	/* regular fds of slots 0 and 1 (--stock) */
+
 static int run1(struct io_uring *ring, enum fop op, int want_min,
 		void (*prep)(struct io_uring_sqe *sqe))
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	int res;
 
+	if (stock && nofd_op(op))
+		return 0;
+	sqe = io_uring_get_sqe(ring);
 	prep(sqe);
+	/* --stock: the tree and its file through regular fds */
+	if (stock && nofd_fixed(op) && (sqe->flags & IOSQE_FIXED_FILE)) {
+		sqe->flags &= ~IOSQE_FIXED_FILE;
+		sqe->fd = sqe->fd ? gp_file : gp_dir;
+		if (sqe->ioprio & IORING_NEWDIR_FIXED_FILE)
+			sqe->len = gp_dir;
+		sqe->ioprio = 0;
+	}
 	sqe->user_data = 1;
 	io_uring_submit(ring);
 	if (io_uring_wait_cqe(ring, &cqe))
@@ -590,8 +735,8 @@ static int good_pass(void)
 		return 1;
 	for (int i = 0; i < 16; i++)
 		fds[i] = -1;
-	fds[0] = open(DIR_ROOT, O_RDONLY | O_DIRECTORY);
-	fds[1] = open(DIR_ROOT "/a", O_RDWR);
+	fds[0] = gp_dir = open(box.tree, O_RDONLY | O_DIRECTORY);
+	fds[1] = gp_file = open(box.tree_a, O_RDWR);
 	fds[2] = r.listener;
 	fds[3] = pp[0];
 	fds[4] = pp[1];
@@ -599,8 +744,6 @@ static int good_pass(void)
 	fds[11] = socket(AF_INET, SOCK_STREAM, 0);
 	if (io_uring_register_files(&ring, fds, 16))
 		return 1;
-	close(fds[0]);
-	close(fds[1]);
 	close(fds[11]);
 
 	errors += run1(&ring, F_OPENAT, 0, gp_openat);
@@ -692,6 +835,8 @@ static int good_pass(void)
 	close(pp[1]);
 	close(pair[0]);
 	close(pair[1]);
+	close(gp_dir);
+	close(gp_file);
 	return errors;
 }
 
@@ -716,10 +861,10 @@ static void put_file(struct io_uring *ring, unsigned int slot)
 		fd = dup(sh.fds[below(3)]);
 		break;
 	case 0:
-		fd = open(DIR_ROOT "/a", O_RDWR);
+		fd = open(box.tree_a, O_RDWR);
 		break;
 	case 1:
-		fd = open(DIR_ROOT, O_RDONLY | O_DIRECTORY);
+		fd = open(box.tree, O_RDONLY | O_DIRECTORY);
 		break;
 	case 2:
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair))
@@ -877,15 +1022,15 @@ static void sharer_start(uint64_t seed)
 {
 	int pair[2];
 
-	sh.fds[0] = open(DIR_ROOT "/a", O_RDWR);
-	sh.fds[1] = open(DIR_ROOT, O_RDONLY | O_DIRECTORY);
+	sh.fds[1] = open(box.shared, O_RDONLY | O_DIRECTORY);
+	sh.fds[0] = openat(sh.fds[1], "a", O_RDWR);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pair))
 		pair[0] = pair[1] = -1;
 	sh.fds[2] = pair[0];
 	sh.peer = pair[1];
 	sh.seed = seed * 0x9E3779B97F4A7C15ULL | 1;
-	if (io_uring_queue_init(16, &sh.ring, 0) ||
-	    io_uring_register_files(&sh.ring, sh.fds, 3) ||
+	sh.ring_up = !io_uring_queue_init(16, &sh.ring, 0);
+	if (!sh.ring_up || io_uring_register_files(&sh.ring, sh.fds, 3) ||
 	    pthread_create(&sh.thread, NULL, sharer, NULL)) {
 		printf("fuzz: the sharer thread could not start\n");
 		sh.errors++;
@@ -899,6 +1044,11 @@ static void sharer_stop(void)
 		sh.stop = true;
 		pthread_join(sh.thread, NULL);
 	}
+	if (sh.ring_up)
+		io_uring_queue_exit(&sh.ring);
+	for (int i = 0; i < 3; i++)
+		close(sh.fds[i]);
+	close(sh.peer);
 	printf("fuzz: sharer thread: %lu SQEs, %lu CQEs, %lu errors\n",
 	       sh.sqes, sh.cqes, sh.errors);
 }
@@ -1182,10 +1332,21 @@ static int round_abandoned(unsigned long round, bool verbose, int keep_max)
 	return 0;
 }
 
+/* The command that replays this run up to @rounds rounds. */
+static void print_replay(const char *what, unsigned long seed,
+			 unsigned long rounds)
+{
+	printf("fuzz: %s; replay: make fuzz SEED=%lu ROUNDS=%lu%s%s "
+	       "(in a guest: fuzz --seed %lu --rounds %lu%s%s)\n", what, seed,
+	       rounds, stock ? " STOCK=1" : "", no_drain ? " NODRAIN=1" : "",
+	       seed, rounds, stock ? " --stock" : "",
+	       no_drain ? " --no-drain" : "");
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long seed = 0, max_rounds = ~0UL, round;
-	double seconds = 10;
+	unsigned long seed = 0, max_rounds = ~0UL, round, failed = ~0UL;
+	double seconds = -1;
 	bool verbose = false;
 	int base_fds, keep_max, errors = 0;
 	struct timespec t0, t;
@@ -1211,17 +1372,21 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* --rounds alone: as many as it says, however long they take */
+	if (seconds < 0)
+		seconds = max_rounds == ~0UL ? 10 : 1e9;
 	if (!seed) {
 		clock_gettime(CLOCK_REALTIME, &t);
 		seed = (t.tv_nsec ^ (unsigned long)t.tv_sec << 20) | 1;
 	}
 	rng_state = seed;
-	printf("fuzz: seed %lu (replay: make fuzz SEED=%lu, or fuzz --seed "
-	       "%lu with the same --seconds or --rounds)\n", seed, seed, seed);
+	printf("fuzz: seed %lu%s%s\n", seed, stock ? ", stock" : "",
+	       no_drain ? ", no drains" : "");
 	fflush(stdout);
 
 	signal(SIGPIPE, SIG_IGN);	/* WRITE and SPLICE to a closed socket */
-	make_tree();
+	if (box_make())
+		return 1;
 	r.scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	r.rdonly = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -1249,33 +1414,40 @@ int main(int argc, char **argv)
 	base_fds = t_count_fds();
 	slab_counts("before");
 
-	errors += good_pass();
+	if (good_pass()) {
+		errors++;
+		failed = 0;
+	}
 	close_new_fds(keep_max);
-	make_tree();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (round = 0; round < max_rounds; round++) {
-		int fds;
+		int fds, e;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 >
 		    seconds)
 			break;
+		if (tree_reset())
+			return 1;
 		if (chance(10))
-			errors += round_abandoned(round, verbose, keep_max);
+			e = round_abandoned(round, verbose, keep_max);
 		else
-			errors += round_run(round, verbose, keep_max, false);
+			e = round_run(round, verbose, keep_max, false);
 		fds = t_count_fds();
 		if (fds != base_fds) {
 			printf("round %lu: %d descriptors, %d before\n", round,
 			       fds, base_fds);
-			errors++;
+			e++;
 		}
-		/* the tree, as the path ops left it, made whole again */
-		make_tree();
+		if (e && failed == ~0UL)
+			failed = round + 1;
+		errors += e;
 	}
 
 	sharer_stop();
+	close(r.listener);
 	errors += sh.errors;
+	errors += box_remove();
 	slab_counts("after");
 	printf("fuzz: in flight: %lu slots replaced or cleared, %lu tables "
 	       "unregistered (%lu waits interrupted), %lu pages unmapped, %lu "
@@ -1289,5 +1461,11 @@ int main(int argc, char **argv)
 	printf("| op | succeeded | failed |\n|---|--:|--:|\n");
 	for (int i = 0; i < NR_FOPS; i++)
 		printf("| %s | %lu | %lu |\n", fop_names[i], good[i], bad[i]);
+	if (failed != ~0UL)
+		print_replay(failed ? "the first error was in the last round "
+			     "this replays" : "the good-input pass failed",
+			     seed, failed);
+	else if (errors)
+		print_replay("an error at the end of the run", seed, round);
 	return errors ? 1 : 0;
 }

@@ -254,6 +254,29 @@ static int child(void)
 	return t_failures ? 1 : 0;
 }
 
+#define HARDLINKS "/proc/sys/fs/protected_hardlinks"
+
+static char hardlinks_was[8] = "0";
+
+static void hardlinks_set(const char *v)
+{
+	FILE *f = fopen(HARDLINKS, "w");
+
+	t_assert(f && fputs(v, f) >= 0 && !fclose(f), "%s = %s", HARDLINKS,
+		 v);
+}
+
+/* The sysctl as the test found it, however the test ends. */
+static void hardlinks_restore(void)
+{
+	FILE *f = fopen(HARDLINKS, "w");
+
+	if (f) {
+		fputs(hardlinks_was, f);
+		fclose(f);
+	}
+}
+
 int main(void)
 {
 	FILE *f;
@@ -262,9 +285,12 @@ int main(void)
 
 	umask(022);
 	make_tree();
-	f = fopen("/proc/sys/fs/protected_hardlinks", "w");
-	t_assert(f && fputs("1", f) >= 0 && !fclose(f),
-		 "fs.protected_hardlinks = 1");
+	f = fopen(HARDLINKS, "r");
+	t_assert(f && fgets(hardlinks_was, sizeof(hardlinks_was), f),
+		 "read %s", HARDLINKS);
+	fclose(f);
+	atexit(hardlinks_restore);
+	hardlinks_set("1");
 	pid = fork();
 	t_assert(pid >= 0, "fork");
 	if (!pid)
@@ -274,10 +300,5 @@ int main(void)
 		"uid %d: every case as the syscall gives it (status %#x)",
 		NOBODY, status);
 	umount(ROOT "/ro/mnt");
-	f = fopen("/proc/sys/fs/protected_hardlinks", "w");
-	if (f) {
-		fputs("0", f);
-		fclose(f);
-	}
 	return t_exit();
 }

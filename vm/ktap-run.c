@@ -8,6 +8,11 @@
  * (including a timeout or a signal) is "not ok". Before each test its name
  * is written to /dev/kmsg, so that a kernel splat in the log names its test.
  *
+ * Each test gets a /tmp of its own (tmp_fresh(), tmp_release()), so that
+ * nothing one test leaves there, files, sockets or mounts, reaches the
+ * next; a /tmp that stays busy after the test's processes are gone holds a
+ * reference that outlived the test, and fails it.
+ *
  *   ktap-run [-t seconds] DIR...
  */
 #include <dirent.h>
@@ -18,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -117,6 +123,70 @@ static void relay(int fd, char *skip, size_t size)
 		putchar('\n');
 }
 
+/* A fresh tmpfs over /tmp for the next test. */
+static int tmp_fresh(void)
+{
+	if (mount("tmpfs", "/tmp", "tmpfs", 0, "mode=1777")) {
+		printf("# ktap-run: mount /tmp: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The last mount point at or below /tmp, from /proc/self/mounts. */
+static int tmp_top_mount(char *path, size_t size)
+{
+	char line[1024], dir[PATH_MAX];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s", dir) == 1 &&
+		    (!strcmp(dir, "/tmp") || !strncmp(dir, "/tmp/", 5))) {
+			snprintf(path, size, "%s", dir);
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Unmount the test's /tmp and whatever it left mounted below, newest
+ * first. The rings of a test that has exited are torn down by work that
+ * runs after it (and io-wq workers finish after it), so a busy mount is
+ * retried for up to 10 s before it counts: then it is detached, and the
+ * test fails. Returns the number of such mounts.
+ */
+static int tmp_release(void)
+{
+	char dir[PATH_MAX];
+	int busy = 0, tries = 0;
+
+	while (tmp_top_mount(dir, sizeof(dir))) {
+		if (!umount(dir)) {
+			if (strcmp(dir, "/tmp"))
+				printf("# ktap-run: the test left %s mounted\n",
+				       dir);
+			else
+				break;		/* ours: done */
+			continue;
+		}
+		if (errno == EBUSY && ++tries < 100) {
+			usleep(100000);
+			continue;
+		}
+		printf("# ktap-run: %s is still busy after the test: %s\n",
+		       dir, strerror(errno));
+		umount2(dir, MNT_DETACH);
+		busy++;
+		if (!strcmp(dir, "/tmp"))
+			break;
+	}
+	return busy;
+}
+
 static int run_one(const struct test *t, unsigned int limit, int *timed_out,
 		   char *skip, size_t size)
 {
@@ -128,6 +198,8 @@ static int run_one(const struct test *t, unsigned int limit, int *timed_out,
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
+		if (chdir("/tmp"))
+			_exit(127);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
 		alarm(limit);	/* SIGALRM survives exec and ends the test */
@@ -165,6 +237,8 @@ int main(int argc, char **argv)
 	qsort(tests, nr_tests, sizeof(*tests), by_name);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (chdir("/"))		/* not in the /tmp each test gets */
+		return 1;
 	printf("TAP version 13\n1..%d\n", nr_tests);
 	for (int i = 0; i < nr_tests; i++) {
 		const struct test *t = &tests[i];
@@ -175,7 +249,10 @@ int main(int argc, char **argv)
 
 		kmsg("running", name);
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		ret = run_one(t, limit, &timed_out, skip, sizeof(skip));
+		ret = tmp_fresh() ? 127 :
+		      run_one(t, limit, &timed_out, skip, sizeof(skip));
+		if (tmp_release() && (ret == 0 || ret == SKIP_CODE))
+			ret = 1;	/* a reference outlived the test */
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		kmsg("finished", name);
 		printf("# %s: exit %d after %.1f s%s\n", name, ret,
