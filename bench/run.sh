@@ -41,7 +41,7 @@ cd "$top"
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
-	echo "guest: linux-source-6.12 $NOFD_VERSION + nofd series ($(nofd_patches | wc -l) patches), $(basename "$kernel")"
+	echo "guest: linux-source-7.3 $NOFD_VERSION + nofd series ($(nofd_patches | wc -l) patches), $(basename "$kernel")"
 	echo "qemu: $(qemu-system-x86_64 --version | head -n1), TCG, 2 vCPUs, 1024 MiB, ${icount[*]:-wall clock}"
 	if perf stat -x, -e instructions true 2>&1 | grep -q '^[0-9]'; then
 		echo "native: CPU time (the machine has instruction counters; bench-run does not read them)"

@@ -23,10 +23,11 @@
  *   fuzz [--seed S] [--seconds N] [--rounds N] [--verbose] [--stock]
  *        [--no-drain]
  *
- * --stock: only what 6.12 has (no nofd op, fixed dirfd or flag);
+ * --stock: only what Linux 7.3 has (no nofd op, fixed dirfd or flag), in
+ * the good-input pass and the rounds alike;
  * --no-drain: no IOSQE_IO_DRAIN (to tell whether a round that stops
- * completing needs a drain: on 6.12 without series patches 01 and 02,
- * drains made rounds stop; docs/reliability.md).
+ * completing needs a drain: on 6.12, drains made rounds stop;
+ * docs/reliability.md).
  *
  * The seed is printed first; the same seed submits the same SQEs (what
  * they return may still depend on timing). At the end: SQEs, completions
@@ -101,23 +102,21 @@ static const char *const fop_names[NR_FOPS] = {
 };
 
 static unsigned long good[NR_FOPS], bad[NR_FOPS];
-static bool stock;	/* --stock: only what 6.12 has, no nofd op or flag */
+static bool stock;	/* --stock: only what 7.3 has, no nofd op or flag */
 
 /* --stock leaves these out: the ops only the series has */
 static bool nofd_op(enum fop op)
 {
-	return op == F_PIPE || op == F_GETDENTS || op == F_GETSOCKNAME;
+	return op == F_GETDENTS;
 }
 
 /* and takes a regular fd where these name a fixed file as their
- * directory (or, for the xattr ops, their file): only the series allows
- * it */
+ * directory (or, for STATX, their file): only the series allows it */
 static bool nofd_fixed(enum fop op)
 {
 	switch (op) {
 	case F_OPENAT: case F_OPENAT2: case F_STATX: case F_UNLINKAT:
 	case F_MKDIRAT: case F_SYMLINKAT: case F_RENAMEAT: case F_LINKAT:
-	case F_FGETXATTR: case F_FSETXATTR:
 		return true;
 	default:
 		return false;
@@ -137,6 +136,10 @@ static struct {
 	int listener;			/* regular fd */
 	int target_ring;		/* MSG_RING's target */
 	int fds[2];			/* PIPE's answer */
+	/* FILES_UPDATE's fds, apart from PIPE's: a direct PIPE writes slot
+	 * numbers there, 0 and 1 among them, which FILES_UPDATE would take
+	 * for stdin and stdout */
+	int update_fds[2];
 	struct open_how how;
 	struct __kernel_timespec ts;
 	struct statx stx;
@@ -292,9 +295,10 @@ static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
 		*fixed = chance(5);
 		break;
 	case F_FILES_UPDATE:
-		io_uring_prep_files_update(sqe, r.fds, 1 + below(2), pick_slot());
-		r.fds[0] = chance(50) ? -1 : r.listener;
-		r.fds[1] = chance(50) ? r.listener : 1000;
+		r.update_fds[0] = chance(50) ? -1 : r.listener;
+		r.update_fds[1] = chance(50) ? r.listener : 1000;
+		io_uring_prep_files_update(sqe, r.update_fds, 1 + below(2),
+					   pick_slot());
 		*fixed = false;
 		break;
 	case F_FD_INSTALL:
@@ -701,12 +705,12 @@ GP(renameat, io_uring_prep_renameat(sqe, 0, "g2", 0, "g3", 0);
 GP(linkat, io_uring_prep_linkat(sqe, 0, "a", 0, "g4", 0);
 	   sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
 	   sqe->flags |= IOSQE_FIXED_FILE)
-GP(unlink3, io_uring_prep_unlinkat(sqe, 0, "g3", 0);
+/* the tree is left changed, as a round may leave it: g1/, g3 -> a, g4
+ * (a's inode), and no a or d (tests/fuzz-fresh-tree) */
+GP(unlink_a, io_uring_prep_unlinkat(sqe, 0, "a", 0);
+	     sqe->flags |= IOSQE_FIXED_FILE)
+GP(rmdir_d, io_uring_prep_unlinkat(sqe, 0, "d", AT_REMOVEDIR);
 	    sqe->flags |= IOSQE_FIXED_FILE)
-GP(unlink4, io_uring_prep_unlinkat(sqe, 0, "g4", 0);
-	    sqe->flags |= IOSQE_FIXED_FILE)
-GP(rmdir, io_uring_prep_unlinkat(sqe, 0, "g1", AT_REMOVEDIR);
-	  sqe->flags |= IOSQE_FIXED_FILE)
 GP(getsockname, r.socklen = sizeof(r.addr);
 		io_uring_prep_cmd_getsockname(sqe, 2,
 			(struct sockaddr *)r.scratch, &r.socklen, 0);
@@ -771,9 +775,8 @@ static int good_pass(void)
 	errors += run1(&ring, F_SYMLINKAT, 0, gp_symlinkat);
 	errors += run1(&ring, F_RENAMEAT, 0, gp_renameat);
 	errors += run1(&ring, F_LINKAT, 0, gp_linkat);
-	errors += run1(&ring, F_UNLINKAT, 0, gp_unlink3);
-	errors += run1(&ring, F_UNLINKAT, 0, gp_unlink4);
-	errors += run1(&ring, F_UNLINKAT, 0, gp_rmdir);
+	errors += run1(&ring, F_UNLINKAT, 0, gp_unlink_a);
+	errors += run1(&ring, F_UNLINKAT, 0, gp_rmdir_d);
 	errors += run1(&ring, F_GETSOCKNAME, 0, gp_getsockname);
 	errors += run1(&ring, F_TIMEOUT_ALONE, -ETIME, gp_timeout);
 
@@ -1060,9 +1063,9 @@ static void on_alarm(int sig)
 
 /*
  * Disturb a round whose requests are in flight: replace or clear slots,
- * unregister the whole table (6.12 waits for the requests that use it; a
- * 20 ms timer interrupts the wait, -EINTR, and the table stays), and unmap
- * the page some requests read or write.
+ * unregister the whole table (the kernel may wait for the requests that
+ * use it; a 20 ms timer interrupts such a wait, -EINTR, and the table
+ * stays), and unmap the page some requests read or write.
  */
 static void disturb(struct io_uring *ring)
 {

@@ -324,13 +324,13 @@ static void conn_close(struct worker *w, struct conn *c)
 		close_slot(w, c, c->slot_b + 2);
 	}
 	/*
-	 * 6.12 puts a file removed from the table only once every request
-	 * issued before the removal has completed (its rsrc nodes are
-	 * recycled in order), and the multishot ACCEPT on the listener slot
-	 * is such a request for as long as it is armed. So the CLOSE alone
-	 * would leave the socket open, the client waiting for our FIN:
-	 * SHUTDOWN sends it now; the hard link closes the slot whatever
-	 * SHUTDOWN says (-ENOTCONN after a reset).
+	 * SHUTDOWN sends our FIN now, whatever may still hold the socket;
+	 * the hard link closes the slot whatever SHUTDOWN says (-ENOTCONN
+	 * after a reset). On 6.12 it was needed: a file removed from the
+	 * table was put only once every request issued before the removal
+	 * had completed, and the armed multishot ACCEPT is such a request,
+	 * so the CLOSE alone left the client waiting. 7.3 puts a slot's
+	 * file once its own requests are done.
 	 */
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_SHUTDOWN);
@@ -1339,7 +1339,7 @@ static void require_nofd(void)
 			"another operation or missing");
 		exit(1);
 	}
-	/* a fixed dirfd for OPENAT2 and STATX: 6.12 fails both with -EBADF */
+	/* a fixed dirfd for OPENAT2 and STATX: 7.3 fails both with -EBADF */
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_openat_direct(sqe, AT_FDCWD, "/", O_PATH | O_DIRECTORY,
 				    0, 0);

@@ -1,7 +1,9 @@
 #!/bin/bash
-# Build the nofd guest kernel: Debian's linux-source-6.12 (the version pinned
-# in kernel/debian-version), the series in kernel/patches/ applied in order,
-# configured from tinyconfig plus the fragments in kernel/config/.
+# Build the nofd guest kernel: Debian's linux-source-7.3 (the version pinned
+# in kernel/debian-version, fetched by scripts/deps.sh), the series in
+# kernel/patches/ applied in order, configured from tinyconfig plus the
+# fragments in kernel/config/. The tree is unpacked outside the clone
+# ($NOFD_SRC, in the cache); objects go to build/kernel-FLAVOUR.
 #
 #   kernel/build.sh fast|debug     -> build/bzImage-<flavour>
 #
@@ -17,16 +19,15 @@ top=$NOFD_TOP
 build=$top/build
 cache=$NOFD_CACHE_DIR
 version=$NOFD_VERSION
-src=$build/linux-source-6.12
+src=$NOFD_SRC
 obj=$build/kernel-$flavour
 
 mapfile -t fragments < <(nofd_fragments "$flavour")
 [ ${#fragments[@]} -gt 0 ] || exit 2
 mapfile -t patches < <(nofd_patches)
 
-installed=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || true)
-if [ "$installed" != "$version" ]; then
-	echo "kernel/build.sh: linux-source-6.12 $version is pinned, but '$installed' is installed" >&2
+if [ ! -f "$NOFD_TARBALL" ]; then
+	echo "kernel/build.sh: linux-source-7.3 $version is pinned, but $NOFD_TARBALL is missing" >&2
 	echo "kernel/build.sh: run 'make deps' (or see README: moving to a newer kernel)" >&2
 	exit 1
 fi
@@ -48,11 +49,11 @@ fi
 
 # 1. A pristine tree with the series applied, redone when the series changes.
 if [ "$(cat "$src/.nofd-series" 2>/dev/null)" != "$series_key" ]; then
-	echo "kernel: unpacking linux-source-6.12 $version"
+	echo "kernel: unpacking linux-source-7.3 $version into $src"
 	rm -rf "$src" "$build/kernel-fast" "$build/kernel-debug"
 	nofd_unpack "$src"
 	if ! "$top/kernel/apply-series.sh" "$src" "${patches[@]}"; then
-		echo "kernel/build.sh: the series does not apply to linux-source-6.12 $version" >&2
+		echo "kernel/build.sh: the series does not apply to linux-source-7.3 $version" >&2
 		rm -rf "$src"
 		exit 1
 	fi

@@ -1,9 +1,9 @@
 #!/bin/bash
-# Make a git work tree for developing the series: the pinned
-# linux-source-6.12 committed as the base (tagged nofd-base), then the
-# series applied with git am, one commit per patch.
+# Make a git work tree for developing the series, outside the clone: the
+# pinned linux-source-7.3 committed as the base (tagged nofd-base), then
+# the series applied with git am, one commit per patch.
 #
-#   kernel/devtree.sh [DIR]      (default build/devtree)
+#   kernel/devtree.sh [DIR]      (default $NOFD_CACHE/devtree)
 #
 # Then hack, commit, and regenerate the series from the tree:
 #   kernel/format-series.sh DIR
@@ -11,7 +11,7 @@ set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
 top=$NOFD_TOP
-dir=${1:-$top/build/devtree}
+dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}
 version=$NOFD_VERSION
 
 [ ! -e "$dir" ] || { echo "kernel/devtree.sh: $dir exists" >&2; exit 1; }
@@ -24,7 +24,7 @@ git config user.name "$(git -C "$top" config user.name || echo nofd)"
 git config user.email "$(git -C "$top" config user.email || echo nofd@localhost)"
 # The packaged tree's .gitignore ignores everything: add it all by force.
 git add -f .
-git commit -q -m "linux-source-6.12 $version (Debian)"
+git commit -q -m "linux-source-7.3 $version (Debian)"
 git tag nofd-base
 mapfile -t patches < <(nofd_patches)
 [ ${#patches[@]} = 0 ] || git am -q "${patches[@]}"

@@ -2,16 +2,16 @@
 # Regenerate kernel/patches/ from a devtree (kernel/devtree.sh): one patch
 # per commit since nofd-base, and a cover letter whose subject and text come
 # from kernel/cover-letter.txt (first line: subject; after a blank line: text).
-# $version is the series' revision, in every subject ([PATCH nofd v3 ...]).
+# $version is the series' revision, in every subject ([PATCH nofd v4 ...]).
 #
-#   kernel/format-series.sh [DIR]      (default build/devtree)
+#   kernel/format-series.sh [DIR]      (default $NOFD_CACHE/devtree)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-$top/build/devtree}
+dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}
 out=$top/kernel/patches
 cover=$top/kernel/cover-letter.txt
-version=3
+version=4
 
 rm -f "$out"/*.patch
 git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd v$version" \

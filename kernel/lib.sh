@@ -3,8 +3,11 @@
 #
 #   . "$(dirname "$0")/lib.sh"
 #
-#   NOFD_TOP, NOFD_VERSION  the repository; the pinned linux-source-6.12
-#   NOFD_TARBALL            the packaged tree's tarball
+#   NOFD_TOP, NOFD_VERSION  the repository; the pinned linux-source-7.3
+#   NOFD_TARBALL            the packaged tree's tarball, in the package
+#                           scripts/deps.sh unpacked into the cache
+#   NOFD_SRC                where the tree with the series applied is kept,
+#                           outside the clone
 #   NOFD_CACHE_DIR          where finished images are kept ($NOFD_CACHE,
 #                           default /var/cache/nofd, + /kernel)
 #   nofd_patches            the series in order, one path per line (the
@@ -23,7 +26,8 @@
 
 NOFD_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NOFD_VERSION=$(cat "$NOFD_TOP/kernel/debian-version")
-NOFD_TARBALL=/usr/src/linux-source-6.12.tar.xz
+NOFD_TARBALL=${NOFD_CACHE:-/var/cache/nofd}/pkg/linux-source-7.3_$NOFD_VERSION/usr/src/linux-source-7.3.tar.xz
+NOFD_SRC=${NOFD_CACHE:-/var/cache/nofd}/src/linux-source-7.3
 NOFD_CACHE_DIR=${NOFD_CACHE:-/var/cache/nofd}/kernel
 
 nofd_patches() {

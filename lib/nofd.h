@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nofd.h: what liburing 2.3 (Debian 12's liburing-dev) lacks for the ops the
- * nofd kernel offers: opcode numbers newer than its copy of the UAPI header,
- * and io_uring_prep_*() helpers named and shaped like later liburing's.
+ * nofd.h: what the liburing we build against lacks for the ops the nofd
+ * kernel (Linux 7.3 and the nofd series) offers: the series' own opcode,
+ * flags and io_uring_prep_*() helpers, named and shaped like liburing's,
+ * and the helpers of 7.3's ops that came in liburing releases after the
+ * pinned one (lib/liburing-version).
  */
 #ifndef NOFD_H
 #define NOFD_H
@@ -18,111 +20,26 @@
 #include <sys/stat.h>
 
 /*
- * Whether the liburing we build against is @maj.@min or newer. 2.3 has no
- * version macros (2.4 brought them); a helper below that a later liburing
- * has is only defined when liburing is older than the release that added
- * it, so the tree builds against both. The release numbers are those we
- * know of; no liburing newer than 2.3 is packaged for Debian 12, so the
- * guards have not been built against one yet.
+ * Whether the liburing we build against is @maj.@min or newer. A helper
+ * below that a later liburing has is defined only for an older one, so
+ * the tree builds against both: make test compiles everything against the
+ * pinned liburing (2.9, Debian trixie) and against sid's newest, and says
+ * which. The release that added each helper is from its man page.
  */
-#ifdef IO_URING_VERSION_MAJOR
 #define NOFD_LIBURING_AT_LEAST(maj, min)				\
 	(IO_URING_VERSION_MAJOR > (maj) ||				\
 	 (IO_URING_VERSION_MAJOR == (maj) && IO_URING_VERSION_MINOR >= (min)))
-#else
-#define NOFD_LIBURING_AT_LEAST(maj, min)	0
-#endif
 
 /*
- * Opcodes after liburing 2.3's last (SENDMSG_ZC = 48). These are ABI: the
- * numbers match include/uapi/linux/io_uring.h of the kernel.
- */
-#define IORING_OP_READ_MULTISHOT	49
-#define IORING_OP_WAITID		50
-#define IORING_OP_FUTEX_WAIT		51
-#define IORING_OP_FUTEX_WAKE		52
-#define IORING_OP_FUTEX_WAITV		53
-#define IORING_OP_FIXED_FD_INSTALL	54
-#define IORING_OP_FTRUNCATE		55
-#define IORING_OP_BIND			56
-#define IORING_OP_LISTEN		57
-/* 58-61 are mainline ops the nofd kernel does not have; PIPE is mainline's. */
-#define IORING_OP_PIPE			62
-/*
- * 63 and 64 are mainline ops the nofd kernel does not have. GETDENTS is a
- * nofd extension, and series posted for mainline claim 65 too: check with
- * io_uring_check_getdents() below, not only with the probe.
+ * nofd's opcode. GETDENTS is a nofd extension, and series posted for
+ * mainline claimed 65 too: check with io_uring_check_getdents() below, not
+ * only with the probe. The number is ABI: the series' UAPI header has it.
  */
 #define IORING_OP_GETDENTS		65
 
-/*
- * Socket commands of IORING_OP_URING_CMD (sqe->cmd_op). 0-3 are 6.12's;
- * 4 is TX_TIMESTAMP upstream, which the nofd kernel does not implement;
- * GETSOCKNAME has mainline's number.
- */
-#define SOCKET_URING_OP_SIOCINQ		0
-#define SOCKET_URING_OP_SIOCOUTQ	1
-#define SOCKET_URING_OP_GETSOCKOPT	2
-#define SOCKET_URING_OP_SETSOCKOPT	3
-#define SOCKET_URING_OP_GETSOCKNAME	5
+#if !NOFD_LIBURING_AT_LEAST(2, 10)	/* pipe and pipe_direct came in 2.10 */
+#define IORING_OP_PIPE			62
 
-/* IORING_OP_FIXED_FD_INSTALL flags (sqe->install_fd_flags, in rw_flags) */
-#define IORING_FIXED_FD_NO_CLOEXEC	(1U << 0)
-
-/*
- * nofd: IORING_OP_RENAMEAT and IORING_OP_LINKAT flag in sqe->ioprio: the
- * new path's directory, sqe->len, is a fixed-table slot
- * (docs/man/io_uring_fixed_dirfd.7). Kernels without nofd fail the request
- * with -EINVAL.
- */
-#define IORING_NEWDIR_FIXED_FILE	(1U << 0)
-
-/* nofd: IORING_OP_GETDENTS flags (sqe->getdents_flags, in rw_flags) */
-#define IORING_GETDENTS_REWIND		(1U << 0)
-/* nofd: cqe->flags of IORING_OP_GETDENTS: the end of the directory */
-#define IORING_CQE_F_DIR_EOF		(1U << 8)
-
-/* The records of getdents64(2) and IORING_OP_GETDENTS */
-struct linux_dirent64 {
-	uint64_t	d_ino;
-	int64_t		d_off;
-	unsigned short	d_reclen;
-	unsigned char	d_type;
-	char		d_name[];
-};
-
-#if !NOFD_LIBURING_AT_LEAST(2, 7)	/* bind and listen came in 2.7 */
-/* Bind the socket @fd (a slot with IOSQE_FIXED_FILE) to @addr. */
-static inline void io_uring_prep_bind(struct io_uring_sqe *sqe, int fd,
-				      const struct sockaddr *addr,
-				      socklen_t addrlen)
-{
-	io_uring_prep_rw(IORING_OP_BIND, sqe, fd, addr, 0, addrlen);
-}
-
-/* Make the socket @fd (a slot with IOSQE_FIXED_FILE) listen. */
-static inline void io_uring_prep_listen(struct io_uring_sqe *sqe, int fd,
-					int backlog)
-{
-	io_uring_prep_rw(IORING_OP_LISTEN, sqe, fd, NULL, backlog, 0);
-}
-#endif
-
-#if !NOFD_LIBURING_AT_LEAST(2, 6)	/* fixed_fd_install came in 2.6 */
-/*
- * Install the direct descriptor in slot @fd as a regular fd, O_CLOEXEC
- * unless @flags has IORING_FIXED_FD_NO_CLOEXEC; cqe->res is the new fd.
- */
-static inline void io_uring_prep_fixed_fd_install(struct io_uring_sqe *sqe,
-						  int fd, unsigned int flags)
-{
-	io_uring_prep_rw(IORING_OP_FIXED_FD_INSTALL, sqe, fd, NULL, 0, 0);
-	sqe->flags = IOSQE_FIXED_FILE;
-	sqe->rw_flags = flags;
-}
-#endif
-
-#if !NOFD_LIBURING_AT_LEAST(2, 11)	/* pipe and pipe_direct came in 2.11 */
 /*
  * pipe2(2) through the ring: cqe->res is 0 and @fds gets the read and the
  * write end. @pipe_flags: O_CLOEXEC, O_NONBLOCK, O_DIRECT,
@@ -152,6 +69,8 @@ static inline void io_uring_prep_pipe_direct(struct io_uring_sqe *sqe,
 #endif
 
 #if !NOFD_LIBURING_AT_LEAST(2, 13)	/* cmd_getsockname came in 2.13 */
+#define SOCKET_URING_OP_GETSOCKNAME	5
+
 /*
  * getsockname(2) (@peer 0) or getpeername(2) (@peer 1) of the socket @fd,
  * a slot with IOSQE_FIXED_FILE. *@sockaddr_len is the buffer's size on
@@ -166,48 +85,31 @@ static inline void io_uring_prep_cmd_getsockname(struct io_uring_sqe *sqe,
 	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, sockaddr, 0, 0);
 	sqe->cmd_op = SOCKET_URING_OP_GETSOCKNAME;
 	sqe->addr3 = (unsigned long)sockaddr_len;
-	sqe->file_index = peer;	/* sqe->optlen in newer headers */
+	sqe->optlen = peer;
 }
 #endif
 
-#if !NOFD_LIBURING_AT_LEAST(2, 4)	/* msg_ring_fd came in 2.4 */
 /*
- * Send the file in this ring's slot @source_fd to the ring @fd, into its
- * slot @target_fd (or IORING_FILE_INDEX_ALLOC); the target ring gets a CQE
- * with @data unless @flags has IORING_MSG_RING_CQE_SKIP.
+ * nofd: IORING_OP_RENAMEAT and IORING_OP_LINKAT flag in sqe->ioprio: the
+ * new path's directory, sqe->len, is a fixed-table slot
+ * (docs/man/io_uring_fixed_dirfd.7). Kernels without nofd fail the request
+ * with -EINVAL.
  */
-static inline void io_uring_prep_msg_ring_fd(struct io_uring_sqe *sqe, int fd,
-					     int source_fd, int target_fd,
-					     __u64 data, unsigned int flags)
-{
-	io_uring_prep_rw(IORING_OP_MSG_RING, sqe, fd,
-			 (void *)(uintptr_t)IORING_MSG_SEND_FD, 0, data);
-	sqe->addr3 = source_fd;
-	/* sqe->file_index is 1-based; ALLOC is passed on as it is */
-	sqe->file_index = (unsigned int)target_fd == IORING_FILE_INDEX_ALLOC ?
-			  IORING_FILE_INDEX_ALLOC : (unsigned int)target_fd + 1;
-	sqe->msg_ring_flags = flags;
-}
-#endif
+#define IORING_NEWDIR_FIXED_FILE	(1U << 0)
 
-#if !NOFD_LIBURING_AT_LEAST(2, 5)	/* cmd_sock came in 2.5 */
-/*
- * A socket command (SOCKET_URING_OP_*) on the socket @fd: for SETSOCKOPT
- * and GETSOCKOPT, @level, @optname, @optval and @optlen as setsockopt(2)
- * takes them. liburing 2.3's SQE has no level/optname/optval/optlen names:
- * they share addr (level in its low half), file_index and addr3.
- */
-static inline void io_uring_prep_cmd_sock(struct io_uring_sqe *sqe, int cmd_op,
-					  int fd, int level, int optname,
-					  void *optval, int optlen)
-{
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-	sqe->cmd_op = cmd_op;
-	sqe->addr = (uint32_t)level | (uint64_t)(uint32_t)optname << 32;
-	sqe->file_index = optlen;
-	sqe->addr3 = (unsigned long)optval;
-}
-#endif
+/* nofd: IORING_OP_GETDENTS flags (sqe->getdents_flags, in rw_flags) */
+#define IORING_GETDENTS_REWIND		(1U << 0)
+/* nofd: cqe->flags of IORING_OP_GETDENTS: the end of the directory */
+#define IORING_CQE_F_DIR_EOF		(1U << 8)
+
+/* The records of getdents64(2) and IORING_OP_GETDENTS */
+struct linux_dirent64 {
+	uint64_t	d_ino;
+	int64_t		d_off;
+	unsigned short	d_reclen;
+	unsigned char	d_type;
+	char		d_name[];
+};
 
 /*
  * nofd: with IOSQE_FIXED_FILE the directory fd of OPENAT, OPENAT2, STATX,

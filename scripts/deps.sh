@@ -1,36 +1,116 @@
 #!/bin/bash
-# Install what nofd needs from Debian 12's packages, as root, and nothing
-# when it is all there already. The kernel source is pinned to the version
-# in kernel/debian-version.
+# What nofd needs, fetched once; a second run does nothing.
+#
+# 1. From the machine's own Debian 12 suites, installed (as root): the
+#    tools to build a kernel and our programs, QEMU, busybox-static.
+# 2. From newer suites, fetched through a private apt state in
+#    $NOFD_CACHE/apt (the machine's own sources and state stay as they
+#    are) and unpacked under $NOFD_CACHE/pkg/, never installed:
+#      linux-source-7.3   trixie-backports, the version in kernel/debian-version
+#      liburing-dev       trixie, the version in lib/liburing-version: what
+#                         every program links statically
+#      linux-libc-dev     trixie-backports, the same version: 7.3's UAPI
+#                         headers, which our programs compile against
+#                         (Debian 12's are 6.1's, and liburing 2.9's headers
+#                         need newer ones: <linux/blkdev.h>)
+#      liburing-dev       sid's newest, for a compile-only check (make test
+#                         skips it when sid cannot be reached)
+#
+#   scripts/deps.sh [--sid]      --sid: step 2's sid package only
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-version=$(cat "$top/kernel/debian-version")
+cache=${NOFD_CACHE:-/var/cache/nofd}
+kernel_version=$(cat "$top/kernel/debian-version")
+liburing_version=$(cat "$top/lib/liburing-version")
 packages=(
-	"linux-source-6.12=$version"	# the kernel we patch
 	build-essential git bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	qemu-system-x86			# the guest, under TCG
 	busybox-static			# the guest's shell and tools
-	liburing-dev			# rings in our user space (2.3)
 )
+suites=(trixie trixie-backports sid)
 
-missing=()
-for p in "${packages[@]}"; do
-	name=${p%%=*}
-	want=${p#*=}
-	have=$(dpkg-query -W -f '${db:Status-Abbrev}${Version}' "$name" 2>/dev/null || true)
-	case $have in
-	"ii "*) [ "$name" = "$p" ] || [ "${have#ii }" = "$want" ] || missing+=("$p") ;;
-	*) missing+=("$p") ;;
-	esac
+as_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: run as root ($*)" >&2
+		exit 1
+	fi
+}
+
+# 1. Host packages.
+host_packages() {
+	local p missing=()
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	echo "deps: installing ${missing[*]}"
+	as_root "apt-get install ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# 2. apt with its own sources list, lists and package cache.
+apt_opts=(-o Dir::Etc::SourceList="$cache/apt/sources.list"
+	-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$cache/apt/lists"
+	-o Dir::Cache="$cache/apt/cache" -o APT::Sandbox::User=root)
+private_apt() {
+	apt-get -q "${apt_opts[@]}" "$@"
+}
+
+private_apt_update() {
+	local d=$cache/apt s
+	as_root "apt-get update of $d"
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	for s in "${suites[@]}"; do
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+			"http://deb.debian.org/debian $s main"
+	done >"$d/sources.list"
+	private_apt update >/dev/null
+}
+
+# Fetch NAME=VERSION (or NAME for the newest) and unpack it into
+# $cache/pkg/NAME_VERSION; prints that directory.
+fetch() {
+	local spec=$1 name=${1%%=*} version dir deb
+	if [ "$name" = "$spec" ]; then
+		version=$(apt-cache "${apt_opts[@]}" policy "$name" 2>/dev/null |
+			awk '/Candidate:/ { print $2 }')
+		[ -n "$version" ] && [ "$version" != "(none)" ] || return 1
+	else
+		version=${spec#*=}
+	fi
+	dir=$cache/pkg/${name}_$version
+	if [ ! -e "$dir/.unpacked" ]; then
+		echo "deps: fetching $name $version" >&2
+		mkdir -p "$cache/pkg/debs"
+		(cd "$cache/pkg/debs" && private_apt download "$name=$version" >/dev/null) ||
+			return 1
+		deb=$(ls "$cache/pkg/debs/${name}_${version/:/%3a}"_*.deb)
+		rm -rf "$dir" && mkdir -p "$dir"
+		dpkg-deb -x "$deb" "$dir"
+		touch "$dir/.unpacked"
+	fi
+	echo "$dir"
+}
+
+case ${1:-} in
+--sid)
+	private_apt_update
+	fetch liburing-dev
+	exit
+	;;
+esac
+
+host_packages
+pinned=("linux-source-7.3=$kernel_version" "linux-libc-dev=$kernel_version"
+	"liburing-dev=$liburing_version")
+updated=
+for p in "${pinned[@]}"; do
+	[ -e "$cache/pkg/${p/=/_}/.unpacked" ] && continue
+	[ -n "$updated" ] || private_apt_update
+	updated=1
+	fetch "$p" >/dev/null
 done
-[ ${#missing[@]} = 0 ] && exit 0
-
-echo "deps: installing ${missing[*]}"
-if [ "$(id -u)" != 0 ]; then
-	echo "deps: run as root (apt-get install ${missing[*]})" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -3,7 +3,7 @@
  * Description: multishot ACCEPT with IORING_FILE_INDEX_ALLOC: N connections
  * give N distinct slots, each a working socket, also when the CQ ring
  * overflows. With a CQ of 8 and 32 connections arriving before anything is
- * reaped, the ring overflows; 6.12 then ends the multishot with a final CQE
+ * reaped, the ring overflows; the kernel then ends the multishot with a final CQE
  * (no IORING_CQE_F_MORE) that still carries a slot, and the server re-arms
  * it. No connection may be lost or get a slot twice. This is also the
  * regression test for the class of bugs where a multishot ACCEPT

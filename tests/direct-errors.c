@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: bad direct installs fail cleanly, with the error 6.12 gives,
+ * Description: bad direct installs fail cleanly, with the error 7.3 gives,
  * and leave nothing behind: no regular fd, no occupied slot. Also, a ring's
  * own file (or any io_uring file) can never enter a fixed-file table.
  */
@@ -104,7 +104,7 @@ static const struct error_case {
 	{ "OPENAT into a slot with no file table", openat_slot0, 1, 0, -ENXIO },
 	{ "ACCEPT into a slot with no file table", accept_slot0, 1, 1, -ENXIO },
 	{ "SOCKET into a slot with no file table", socket_slot0, 1, 0, -ENXIO },
-	/* 6.12 finds no free slot in a missing table: -ENFILE, not -ENXIO */
+	/* 7.3 finds no free slot in a missing table: -ENFILE, not -ENXIO */
 	{ "OPENAT with ALLOC and no file table", openat_alloc, 1, 0, -ENFILE },
 };
 

@@ -2,7 +2,7 @@
 /*
  * Description: a direct install into an occupied slot replaces the slot's
  * file and releases the old one. The seed RFC (patch 1/4) failed such an
- * install with -EEXIST; the merged version (5.15) and 6.12 replace instead,
+ * install with -EEXIST; the merged version (5.15) and 7.3 replace instead,
  * so cqe->res is 0, the old file's last reference goes (a pipe whose write
  * end sat in the slot reads EOF) and the slot now holds the new file.
  */

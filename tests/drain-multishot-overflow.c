@@ -9,8 +9,9 @@
  * the third connection. All three are reaped; then a NOP with
  * IOSQE_IO_DRAIN must complete. On 6.12 the CQE that was never posted
  * stayed counted as an auxiliary CQE (cq_extra), and the drained NOP waited
- * for one CQE more than would ever come (found by the fuzzer; series
- * patch 02). Plain and DEFER_TASKRUN rings.
+ * for one CQE more than would ever come (found by the fuzzer; fixed in
+ * series v3). 7.3's drain counts requests and passes. Plain and
+ * DEFER_TASKRUN rings.
  */
 #include "test.h"
 

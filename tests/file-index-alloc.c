@@ -5,8 +5,8 @@
  * -ENFILE, a freed slot can be picked again, and
  * IORING_REGISTER_FILE_ALLOC_RANGE limits the picks to its range.
  *
- * liburing 2.3's *_direct() helpers add 1 to any index, ALLOC included, so
- * the tests set sqe->file_index = IORING_FILE_INDEX_ALLOC themselves.
+ * The tests set sqe->file_index = IORING_FILE_INDEX_ALLOC themselves, which
+ * works with every liburing (2.3's *_direct() helpers added 1 to ALLOC).
  */
 #include "test.h"
 

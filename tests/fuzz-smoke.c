@@ -4,9 +4,10 @@
  * with the fixed seed 1, then 60 s with a seed of the clock, which it
  * prints first (replay: make fuzz SEED=S). Every SQE must complete exactly
  * once, the process must hold the descriptors it held before each round,
- * and the kernel log must stay clean. Drains are in the mix: on 6.12 they
- * made rounds stop completing until series patches 01 and 02
- * (tests/drain-fail-init, tests/drain-multishot-overflow).
+ * each run's tmpfs must unmount at its end, and the kernel log must stay
+ * clean. A failing run prints the make fuzz command that replays it.
+ * Drains are in the mix (on 6.12 they made rounds stop completing:
+ * docs/reliability.md).
  */
 #include <sys/wait.h>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: SOCKET_URING_OP_GETSOCKNAME (nofd, mainline's ABI) gives
+ * Description: SOCKET_URING_OP_GETSOCKNAME (mainline since 6.19) gives
  * the local (optlen 0) or peer (optlen 1) address of a socket, regular or
  * direct: IPv4, IPv6 and unix, a port picked by bind(0), truncation to a
  * short buffer, and the errors of getsockname(2)/getpeername(2) and of a
- * bad SQE.
+ * bad SQE. A conformance test of mainline's command.
  */
 #include <stddef.h>
 #include <sys/un.h>
@@ -174,9 +174,9 @@ int main(void)
 		{ "uring_cmd_flags 2", 0, 0, 2, 0, 0, 5, -EINVAL },
 		{ "optlen 2", 0, 0, 0, 2, 0, 5, -EINVAL },
 		{ "__pad1 1", 0, 0, 0, 0, 1, 5, -EINVAL },
-		/* TX_TIMESTAMP upstream, not implemented */
-		{ "cmd_op 4", 0, 0, 0, 0, 0, 4, -EOPNOTSUPP },
+		/* past the last socket command (5, GETSOCKNAME) */
 		{ "cmd_op 6", 0, 0, 0, 0, 0, 6, -EOPNOTSUPP },
+		{ "cmd_op 7", 0, 0, 0, 0, 0, 7, -EOPNOTSUPP },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		len = sizeof(addr);

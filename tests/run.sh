@@ -42,9 +42,10 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 }
 
 echo "TAP version 13"
-# the logscan samples, 2 apply-series checks, the guest tests, 3 guest checks
-echo "1..$(( ${#logs[@]} + 2 + nr_tests + 3 ))"
-echo "# nofd: linux-source-6.12 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
+# the logscan samples, 2 apply-series checks, the liburing compile check,
+# the guest tests, 3 guest checks
+echo "1..$(( ${#logs[@]} + 3 + nr_tests + 3 ))"
+echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
 for log in "${logs[@]}"; do
@@ -81,7 +82,21 @@ else
 	result "not ok" "apply-series: a patch that does not apply fails, naming itself"
 fi
 
-# 3. The guest: every test binary under ktap-run. Its results are re-emitted
+# 3. Every program compiles against sid's newest liburing too (the pinned
+#    one builds them for the guest), when sid can be reached.
+if sid=$(scripts/deps.sh --sid 2>/dev/null); then
+	what="liburing ${sid##*liburing-dev_} (sid): every program compiles against it"
+	if make -s compile-check LIBURING_INC="$sid/usr/include" >build/compile-check.log 2>&1; then
+		result ok "$what"
+	else
+		result "not ok" "$what"
+		sed 's/^/# /' build/compile-check.log | head -20
+	fi
+else
+	result ok "liburing from sid: compile check # SKIP sid could not be reached"
+fi
+
+# 4. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the
 #    tests' own output) pass through.
 guest_plan=0 ran=0

@@ -30,12 +30,12 @@ static void submit_one(struct io_uring *ring, int i)
 	struct io_uring_sqe *sqe;
 	int ret;
 
-	/* with overflowed CQEs 6.12 may refuse new work: reap nothing, retry */
+	/* with overflowed CQEs the kernel may refuse new work: retry */
 	while (!(sqe = io_uring_get_sqe(ring)))
 		io_uring_submit(ring);
 	reqs[i].kind = i % 3;
 	switch (reqs[i].kind) {
-	case OPEN:	/* liburing 2.3's _direct() helpers add 1 to ALLOC */
+	case OPEN:	/* ALLOC set directly, as with any liburing */
 		io_uring_prep_openat(sqe, AT_FDCWD, FILE, O_RDONLY, 0);
 		sqe->file_index = IORING_FILE_INDEX_ALLOC;
 		break;

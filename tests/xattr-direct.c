@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: FGETXATTR and FSETXATTR take a direct descriptor with
- * IOSQE_FIXED_FILE (nofd: 6.12 refused it with -EBADF because the ops share
- * a prep helper with the path-based GETXATTR/SETXATTR, which still refuse
- * it). Values set through the slot are those getxattr(2) sees on the path,
- * and the other way round; errors stay those of fgetxattr(2). An O_PATH
- * file in the table gets -EBADF, as fgetxattr(2) and fsetxattr(2) give an
- * O_PATH fd (regression: v1 read and set its attributes).
+ * IOSQE_FIXED_FILE (mainline: a conformance test; 6.12 refused it and
+ * nofd v1-v3 carried it). Values set through the slot are those
+ * getxattr(2) sees on the path, and the other way round; errors stay
+ * those of fgetxattr(2). An O_PATH file in the table gets -EBADF, as
+ * fgetxattr(2) and fsetxattr(2) give an O_PATH fd: on stock 7.3 they read
+ * and set its attributes, which series patch 01 refuses
+ * (tests/fixed-opath covers every op).
  */
 #include <sys/xattr.h>
 
