@@ -42,7 +42,7 @@ export NOFD_VM_ARGS := $(VM_ARGS)
 HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
-	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz
+	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz $(BIN)/stream-probe
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
 HOST := $(B)/host/logscan $(B)/host/bench-report
 
@@ -96,7 +96,7 @@ $(BIN)/nofd-httpd: httpd/nofd-httpd.c httpd/http.c httpd/http.h $(HDRS) | deps
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ httpd/nofd-httpd.c httpd/http.c $(LDLIBS)
 
-$(BIN)/versus: httpd/versus.c | deps
+$(BIN)/versus: httpd/versus.c lib/die.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
@@ -145,7 +145,8 @@ fuzz: kernel-debug initramfs $(HOST)
 		--out $(B)/fuzz -- /bin/fuzz \
 		$(if $(ROUNDS),--rounds $(ROUNDS),--seconds $(SECONDS)) \
 		$(if $(filter-out 0,$(SEED)),--seed $(SEED)) \
-		$(if $(STOCK),--stock) $(if $(NODRAIN),--no-drain)
+		$(if $(STOCK),--stock) $(if $(NODRAIN),--no-drain) | \
+		vm/progress.sh fuzz; exit $${PIPESTATUS[0]}
 
 # Every C file compiled, not linked, against the liburing headers in
 # LIBURING_INC: make test runs it against sid's newest liburing, so that

@@ -37,6 +37,7 @@
  * about speed). --native leaves out the jobs that need the nofd kernel.
  * The programs are in $BENCH_BIN, by default /bin (the guest's).
  */
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -413,6 +414,32 @@ static void make_tree(void)
 	finish(pid, "dirwalk make");
 }
 
+static bool smoke;	/* --smoke: nothing is measured */
+static int steps;
+
+/*
+ * "progress: N/M ...": the run of job @i, step N of M, starts. The guest's
+ * goes to the host as it comes (vm/progress.sh shows it with the time
+ * left); natively it goes to stderr, apart from the results.
+ */
+__attribute__((format(printf, 2, 3)))
+static void progress(int i, const char *fmt, ...)
+{
+	static int step;
+	FILE *f = native ? stderr : stdout;
+	va_list ap;
+
+	if (smoke)
+		return;
+	fprintf(f, "progress: %d/%d %s %s %d, ", ++step, steps,
+		jobs[i].workload, jobs[i].mode, jobs[i].param);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = 7, syscount = 1;
@@ -427,6 +454,7 @@ int main(int argc, char **argv)
 			tree_dirs = 200;
 			tree_files = 2000;
 		} else if (!strcmp(argv[i], "--smoke")) {
+			smoke = true;
 			rounds = 1;
 			div = 50;
 			traced_div = 100;
@@ -473,9 +501,12 @@ int main(int argc, char **argv)
 	 */
 	for (int i = 0; rounds > 1 && i < nr_jobs; i++)
 		run(&jobs[i], 20, 0, &r);
+	steps = nr_jobs * (rounds + syscount);
 	for (int round = 1; round <= rounds; round++) {
-		for (int i = 0; i < nr_jobs; i++)
+		for (int i = 0; i < nr_jobs; i++) {
+			progress(i, "round %d/%d", round, rounds);
 			measure(i, div, round);
+		}
 		cost(round);
 	}
 	/*
@@ -489,6 +520,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nr_jobs; i++) {
 			if (settled(i))
 				continue;
+			if (!more && !smoke)
+				printf("bench-run: round %d for the jobs whose "
+				       "mean is not known to %.2f%% yet\n", round,
+				       SE_TARGET * 100);
 			measure(i, div, round);
 			more = 1;
 		}
@@ -498,6 +533,7 @@ int main(int argc, char **argv)
 	for (int i = 0; syscount && i < nr_jobs; i++) {
 		const struct job *j = &jobs[i];
 
+		progress(i, "syscalls, under ptrace");
 		run(j, div * traced_div, 1, &r);
 		if (!r.syscalls) {
 			fprintf(stderr, "bench-run: no syscalls counted for %s "

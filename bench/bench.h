@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include "die.h"
 #include "nofd.h"
 
 /* The protocol: the server greets, the client answers a line, both close. */
@@ -25,11 +26,6 @@
 #define MSG_LEN		16
 
 /* Give up: @what failed with @err, a negative errno (-errno, or a ret). */
-static inline void die(const char *what, int err)
-{
-	fprintf(stderr, "bench: %s: %s\n", what, strerror(-err));
-	exit(1);
-}
 
 static inline double now(void)
 {
@@ -65,13 +61,13 @@ static inline int lock_fd_table(void)
 	int fd = dup(0);
 
 	if (fd < 0)
-		die("dup", errno);
+		die("dup", -errno);
 	close(fd);		/* the lowest free fd: all below are in use */
 	rl.rlim_cur = rl.rlim_max = fd;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		die("setrlimit", errno);
+		die("setrlimit", -errno);
 	if (dup(0) >= 0 || errno != EMFILE)
-		die("the fd table is not locked", EINVAL);
+		die("the fd table is not locked", -EINVAL);
 	return fd;
 }
 

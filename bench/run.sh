@@ -54,8 +54,11 @@ cat "$out/setting.txt"
 
 start=$(date +%s)
 status=0
+# the guest's progress as it comes, with the time left (vm/progress.sh);
+# its result rows go to guest.csv below
 vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
-	--out "$out/vm" --quiet -- /bin/bench-run "${args[@]}" || status=$?
+	--out "$out/vm" -- /bin/bench-run "${args[@]}" |
+	vm/progress.sh bench --every 10 --hide '^(run|sys|cost),' || status=$?
 tr -d '\r' <"$out/vm/output.log" | grep -E '^(run|sys|cost),' >"$out/guest.csv" || true
 echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
 if [ "$status" -ne 0 ]; then
@@ -69,7 +72,8 @@ if [ $native = 1 ]; then
 	start=$(date +%s)
 	# host CPU time is noisy: eleven rounds, medians
 	BENCH_BIN=$top/build/bin build/bin/bench-run --native "${args[@]}" \
-		$([ ${#args[@]} = 0 ] && echo --rounds 11) >"$out/native.csv"
+		$([ ${#args[@]} = 0 ] && echo --rounds 11) >"$out/native.csv" \
+		2> >(vm/progress.sh native --every 10 >&2)
 	echo "bench: native: $(grep -c '^run,' "$out/native.csv") runs in $(( $(date +%s) - start )) s"
 fi
 

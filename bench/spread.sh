@@ -35,8 +35,9 @@ for boot in 1 2 3; do
 	fi
 	start=$(date +%s)
 	vm/run.sh --icount "${ICOUNT:-0,sleep=off}" --kernel "$kernel" --timeout 3600 \
-		--out "$out/spread-vm$boot" --quiet -- \
-		/bin/bench-run ${SPREAD_ARGS:-} --no-syscount
+		--out "$out/spread-vm$boot" -- \
+		/bin/bench-run ${SPREAD_ARGS:-} --no-syscount |
+		vm/progress.sh "spread: boot $boot/3" --every 10 --hide '^(run|cost),'
 	tr -d '\r' <"$out/spread-vm$boot/output.log" | grep -E '^(run|cost),' \
 		>"$out/spread-$boot.csv"
 	echo "spread: boot $boot: $(grep -c '^run,' "$out/spread-$boot.csv") runs in $(( $(date +%s) - start )) s"

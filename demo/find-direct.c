@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "die.h"
 #include "nofd.h"
 
 #define SLOTS	64		/* so the tree may be 63 levels deep */
@@ -29,12 +30,6 @@ static struct io_uring ring;
 static char **paths;
 static size_t nr_paths, cap_paths;
 
-/* Give up: @what failed with @err, a negative errno (-errno, or a ret). */
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "find-direct: %s: %s\n", what, strerror(-err));
-	exit(1);
-}
 
 /* "@what @path", for die(). */
 static const char *at(const char *what, const char *path)

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "die.h"
 #include "nofd.h"
 
 #define GREETING "220 nofd ready\r\n"
@@ -29,12 +30,6 @@
 
 static const char *const names[] = { "ACCEPT", "SEND", "RECV" };
 
-/* Give up: @what failed with @err, a negative errno (-errno, or a ret). */
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "greet-demo: %s: %s\n", what, strerror(-err));
-	exit(1);
-}
 
 static void show_fds(void)
 {

@@ -103,6 +103,8 @@ static const char *const fop_names[NR_FOPS] = {
 
 static unsigned long good[NR_FOPS], bad[NR_FOPS];
 static bool stock;	/* --stock: only what 7.3 has, no nofd op or flag */
+static bool no_drain;	/* --no-drain: no IOSQE_IO_DRAIN */
+static unsigned long sqes, cqes, flag_use[6];
 
 /* --stock leaves these out: the ops only the series has */
 static bool nofd_op(enum fop op)
@@ -110,8 +112,10 @@ static bool nofd_op(enum fop op)
 	return op == F_GETDENTS;
 }
 
-/* and takes a regular fd where these name a fixed file as their
- * directory (or, for STATX, their file): only the series allows it */
+/*
+ * ... and takes a regular fd where these name a fixed file as their
+ * directory (or, for STATX, their file): only the series allows it.
+ */
 static bool nofd_fixed(enum fop op)
 {
 	switch (op) {
@@ -122,8 +126,6 @@ static bool nofd_fixed(enum fop op)
 		return false;
 	}
 }
-static bool no_drain;	/* --no-drain: no IOSQE_IO_DRAIN */
-static unsigned long sqes, cqes, flag_use[6];
 
 /* what a round has to work with */
 static struct {
@@ -601,6 +603,8 @@ static void close_new_fds(int keep_max)
 		close(fd);
 }
 
+static int gp_dir, gp_file;	/* regular fds of slots 0 and 1 (--stock) */
+
 /*
  * Every op once with input that must work, before the random rounds, so
  * that the coverage table has each with good input whatever the seed: the
@@ -608,8 +612,6 @@ static void close_new_fds(int keep_max)
  * LINK_TIMEOUT's -ECANCELED and the cancelled RECV's -ECANCELED, or the
  * TIMEOUT's -ETIME).
  */
-static int gp_dir, gp_file;	/* regular fds of slots 0 and 1 (--stock) */
-
 static int run1(struct io_uring *ring, enum fop op, int want_min,
 		void (*prep)(struct io_uring_sqe *sqe))
 {
@@ -1335,6 +1337,31 @@ static int round_abandoned(unsigned long round, bool verbose, int keep_max)
 	return 0;
 }
 
+/*
+ * "progress: N/M ..." (vm/progress.sh shows it with the time left): M
+ * tenths of a --rounds run, or M ten-second steps of a --seconds one.
+ */
+static void progress(unsigned long round, unsigned long max_rounds,
+		     double elapsed, double seconds)
+{
+	static unsigned int shown;
+	unsigned int step, steps;
+
+	if (max_rounds != ~0UL) {
+		steps = 10;
+		step = max_rounds ? round * 10 / max_rounds + 1 : steps;
+	} else {
+		steps = (seconds + 9.999) / 10;
+		step = elapsed / 10 + 1;
+	}
+	if (step <= shown || step > steps)
+		return;
+	shown = step;
+	printf("progress: %u/%u round %lu, %lu SQEs so far\n", step, steps,
+	       round, sqes);
+	fflush(stdout);
+}
+
 /* The command that replays this run up to @rounds rounds. */
 static void print_replay(const char *what, unsigned long seed,
 			 unsigned long rounds)
@@ -1424,12 +1451,14 @@ int main(int argc, char **argv)
 	close_new_fds(keep_max);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (round = 0; round < max_rounds; round++) {
+		double elapsed;
 		int fds, e;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 >
-		    seconds)
+		elapsed = t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
+		if (elapsed > seconds)
 			break;
+		progress(round, max_rounds, elapsed, seconds);
 		if (tree_reset())
 			return 1;
 		if (chance(10))

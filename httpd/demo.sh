@@ -2,7 +2,8 @@
 # make demo, second part: nofd-httpd against nginx in the fast guest, under
 # -icount shift=0,sleep=off (guest time = instructions: host load does not
 # move the figures). httpd/versus.c does the work in the guest; this
-# prints its table and writes its files to build/demo/.
+# shows its progress as it goes, then its table, and writes its files to
+# build/demo/.
 #
 #   httpd/demo.sh --kernel IMAGE [--quick]
 set -euo pipefail
@@ -20,14 +21,13 @@ done
 out=$top/build/demo
 mkdir -p "$out"
 start=$(date +%s)
+# the guest's output as it comes: progress lines with the time left, the
+# table at the end; the files go to build/demo/ (vm/progress.sh)
+set +e
 "$top/vm/run.sh" --kernel "$kernel" --initrd "$top/build/initramfs-demo.cpio.gz" \
-	--icount 0,sleep=off --timeout 1200 --out "$out/vm" --quiet \
-	-- /bin/versus $quick || { tail -30 "$out/vm/output.log"; exit 1; }
-# the files between "=== file NAME" and "=== end"
-awk -v dir="$out" '
-	/^=== file / { f = dir "/" $3; printf "" > f; next }
-	/^=== end/ { close(f); f = ""; next }
-	f { print > f }
-	!f { print }
-' "$out/vm/output.log"
+	--icount 0,sleep=off --timeout 1200 --out "$out/vm" \
+	-- /bin/versus $quick | "$top/vm/progress.sh" demo --files "$out"
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" = 0 ] || { echo "demo: the guest run failed (status $rc)"; exit 1; }
 echo "demo: $(( $(date +%s) - start )) s; table.md, results.csv, results.json, chart.svg in build/demo/"

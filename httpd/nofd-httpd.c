@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "die.h"
 #include "nofd.h"
 #include "http.h"
 
@@ -173,11 +174,6 @@ void *__wrap_realloc(void *p, size_t size)
 	return __real_realloc(p, size);
 }
 
-static void fatal(const char *what, int err)
-{
-	fprintf(stderr, "nofd-httpd: %s: %s\n", what, strerror(-err));
-	exit(1);
-}
 
 static inline uint64_t ud(enum op op, unsigned int idx)
 {
@@ -1119,19 +1115,19 @@ static void worker_init(struct worker *w)
 			   IORING_SETUP_DEFER_TASKRUN;
 	ret = io_uring_queue_init_params(opt.entries, &w->ring, &p);
 	if (ret < 0)
-		fatal("io_uring_queue_init", ret);
+		die("io_uring_queue_init", ret);
 	ret = io_uring_register_files_sparse(&w->ring, slots);
 	if (ret < 0)
-		fatal("registering the file table", ret);
+		die("registering the file table", ret);
 	ret = io_uring_register_file_alloc_range(&w->ring, SLOT_CONN,
 						 w->nconn);
 	if (ret < 0)
-		fatal("IORING_REGISTER_FILE_ALLOC_RANGE", ret);
+		die("IORING_REGISTER_FILE_ALLOC_RANGE", ret);
 
 	w->conns = calloc(w->nconn, sizeof(*w->conns));
 	w->mem = aligned_alloc(4096, per_conn * w->nconn);
 	if (!w->conns || !w->mem)
-		fatal("memory", -ENOMEM);
+		die("memory", -ENOMEM);
 	/* per connection: file slots a and b, then the pipe's two ends */
 	for (unsigned int i = 0; i < w->nconn; i++) {
 		struct conn *c = &w->conns[i];
@@ -1149,20 +1145,20 @@ static void worker_init(struct worker *w)
 
 		ret = io_uring_register_buffers(&w->ring, &iov, 1);
 		if (ret < 0)
-			fatal("registering the buffers (--send auto or read)", ret);
+			die("registering the buffers (--send auto or read)", ret);
 	}
 
 	resolve_addr(&sa, &salen);
 	ret = listen_direct(w, &sa, salen);
 	if (ret < 0)
-		fatal("listening (SOCKET direct, SO_REUSEPORT, BIND, LISTEN)",
+		die("listening (SOCKET direct, SO_REUSEPORT, BIND, LISTEN)",
 		      ret);
 	sqe = io_uring_get_sqe(&w->ring);
 	io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.root,
 				    O_PATH | O_DIRECTORY, 0, SLOT_ROOT);
 	ret = nofd_run_one(&w->ring);
 	if (ret < 0)
-		fatal(opt.root, ret);
+		die(opt.root, ret);
 	if (opt.log && strcmp(opt.log, "-")) {
 		sqe = io_uring_get_sqe(&w->ring);
 		io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.log,
@@ -1170,7 +1166,7 @@ static void worker_init(struct worker *w)
 					    0644, SLOT_LOG);
 		ret = nofd_run_one(&w->ring);
 		if (ret < 0)
-			fatal(opt.log, ret);
+			die(opt.log, ret);
 	}
 	w->accepting = true;
 }
@@ -1198,7 +1194,7 @@ static void announce(struct worker *w)
 	int port = bound_port(w);
 
 	if (port < 0)
-		fatal("GETSOCKNAME of the listener", port);
+		die("GETSOCKNAME of the listener", port);
 	fprintf(stderr, "nofd-httpd: serving %s on %s port %d, %d thread%s, "
 		"send %s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
@@ -1272,7 +1268,7 @@ static void *worker_loop(void *arg)
 						       w->id ? NULL :
 						       &wait_mask);
 		if (ret < 0 && ret != -EINTR && ret != -ETIME)
-			fatal("io_uring_submit_and_wait", ret);
+			die("io_uring_submit_and_wait", ret);
 		clock_tick(w);
 		io_uring_for_each_cqe(&w->ring, head, cqe) {
 			handle_cqe(w, cqe);
@@ -1315,10 +1311,10 @@ static void require_nofd(void)
 
 	ret = io_uring_queue_init(8, &ring, 0);
 	if (ret < 0)
-		fatal("io_uring_queue_init", ret);
+		die("io_uring_queue_init", ret);
 	probe = io_uring_get_probe_ring(&ring);
 	if (!probe)
-		fatal("IORING_REGISTER_PROBE", -ENOMEM);
+		die("IORING_REGISTER_PROBE", -ENOMEM);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		if (probe->last_op >= ops[i].op &&
 		    io_uring_opcode_supported(probe, ops[i].op))
@@ -1330,7 +1326,7 @@ static void require_nofd(void)
 	io_uring_free_probe(probe);
 	ret = io_uring_register_files_sparse(&ring, 4);
 	if (ret < 0)
-		fatal("registering a file table", ret);
+		die("registering a file table", ret);
 	ret = io_uring_check_getdents(&ring);
 	if (ret <= 0) {
 		fprintf(stderr, "nofd-httpd: this kernel lacks "
@@ -1345,7 +1341,7 @@ static void require_nofd(void)
 				    0, 0);
 	ret = nofd_run_one(&ring);
 	if (ret < 0)
-		fatal("opening / into the table", ret);
+		die("opening / into the table", ret);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_openat2_direct(sqe, 0, ".", &how, 1);
 	sqe->flags |= IOSQE_FIXED_FILE;
@@ -1518,14 +1514,14 @@ int main(int argc, char **argv)
 
 	workers = calloc(opt.threads, sizeof(*workers));
 	if (!workers)
-		fatal("memory", -ENOMEM);
+		die("memory", -ENOMEM);
 	pthread_barrier_init(&ready, NULL, opt.threads);
 	for (int i = 0; i < opt.threads; i++)
 		workers[i].id = i;
 	for (int i = 1; i < opt.threads; i++)
 		if (pthread_create(&workers[i].thread, NULL, worker_loop,
 				   &workers[i]))
-			fatal("pthread_create", -EAGAIN);
+			die("pthread_create", -EAGAIN);
 	worker_loop(&workers[0]);
 	for (int i = 1; i < opt.threads; i++)
 		pthread_join(workers[i].thread, NULL);

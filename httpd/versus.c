@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "die.h"
 
 #define SITE "/tmp/site"
 #define NGINX_DIR "/tmp/nginx"
@@ -95,11 +98,6 @@ static struct result results[NSERVERS][NLOADS];
 static int rounds = 3;
 static const char *duration = "1s";
 
-static void die(const char *what, int err)
-{
-	fprintf(stderr, "versus: %s: %s\n", what, strerror(-err));
-	exit(1);
-}
 
 static void write_file(const char *path, const char *data, size_t len)
 {
@@ -654,9 +652,25 @@ static void print_svg(FILE *f)
 	fprintf(f, "</svg>\n");
 }
 
+static int step, steps;
+
+/* "progress: N/M ...": step N of M starts (vm/progress.sh shows it) */
+__attribute__((format(printf, 1, 2)))
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("progress: %d/%d ", ++step, steps);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
-	int only = -1;
+	int only = -1, nservers;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
@@ -672,11 +686,14 @@ int main(int argc, char **argv)
 	make_site();
 	make_nginx_conf("off", servers[NGINX].addr, false);
 	make_nginx_conf("on", servers[NGINX + 1].addr, true);
+	nservers = only >= 0 ? 1 : NSERVERS;
 	printf("versus: %d servers x %d loads, %d round%s of %s each, wrk -t 2 "
-	       "-c 16, 2 vCPUs, guest time = instructions\n", NSERVERS,
+	       "-c 16, 2 vCPUs, guest time = instructions\n", nservers,
 	       NLOADS, rounds, rounds > 1 ? "s" : "", duration);
 	fflush(stdout);
 
+	/* a step is one load measured, or one server's syscall count */
+	steps = rounds * nservers * NLOADS + nservers;
 	for (int round = 0; round < rounds; round++) {
 		for (int s = 0; s < NSERVERS; s++) {
 			pid_t pids[MAX_PIDS], pid;
@@ -688,17 +705,22 @@ int main(int argc, char **argv)
 			/* warm-up: caches, nginx's open_file_cache */
 			waitpid(start_wrk(s, 0, "1s", &fd), &status, 0);
 			close(fd);
-			for (int l = 0; l < NLOADS; l++)
+			for (int l = 0; l < NLOADS; l++) {
+				progress("round %d/%d: %s, %s", round + 1,
+					 rounds, servers[s].name,
+					 loads[l].name);
 				measure(s, l, round, pids, npids);
+			}
 			stop_server(s, pid);
-			printf("versus: round %d/%d: %s done\n", round + 1,
-			       rounds, servers[s].name);
-			fflush(stdout);
 		}
 	}
 	for (int s = 0; s < NSERVERS; s++)
-		if (only < 0 || s == only)
+		if (only < 0 || s == only) {
+			progress("syscalls per request: %s again, each load "
+				 "under ptrace (a run of its own, not timed)",
+				 servers[s].name);
 			count_syscalls(s);
+		}
 
 	print_table(stdout);
 	printf("=== file table.md\n");

@@ -43,8 +43,8 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 
 echo "TAP version 13"
 # the logscan samples, 2 apply-series checks, the liburing compile check,
-# the guest tests, 3 guest checks
-echo "1..$(( ${#logs[@]} + 3 + nr_tests + 3 ))"
+# the streaming check, the guest tests, 3 guest checks
+echo "1..$(( ${#logs[@]} + 4 + nr_tests + 3 ))"
 echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
@@ -96,7 +96,32 @@ else
 	result ok "liburing from sid: compile check # SKIP sid could not be reached"
 fi
 
-# 4. The guest: every test binary under ktap-run. Its results are re-emitted
+# 4. vm/run.sh streams the guest's output as it comes (make demo, make
+#    bench and make fuzz show progress through it): the probe's first line
+#    must reach us while the guest is still running, before its second.
+what="vm/run.sh: a guest line reaches the host while the guest still runs"
+streamed=no
+exec {probe}< <(vm/run.sh --kernel "$kernel" --timeout 120 --out build/vm-stream \
+	-- /bin/stream-probe 2>/dev/null)
+probe_pid=$!
+while IFS= read -r -u "$probe" line; do
+	case $line in
+	"stream-probe: waiting"*)
+		kill -0 "$probe_pid" 2>/dev/null &&
+			! grep -q "stream-probe: done" build/vm-stream/output.log &&
+			streamed=yes ;;
+	esac
+done
+exec {probe}<&-
+wait "$probe_pid"
+probe_rc=$?
+if [ $streamed = yes ] && [ $probe_rc = 0 ]; then
+	result ok "$what"
+else
+	result "not ok" "$what (streamed: $streamed, status $probe_rc)"
+fi
+
+# 5. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the
 #    tests' own output) pass through.
 guest_plan=0 ran=0
