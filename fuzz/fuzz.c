@@ -55,7 +55,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test.h"
+#include "fdcount.h"
+#include "nofd.h"
 
 #define MAX_BATCH 32
 #define SCRATCH (64 * 1024)
@@ -1441,7 +1442,7 @@ int main(int argc, char **argv)
 	listen(r.listener, 64);
 	getsockname(r.listener, (struct sockaddr *)&r.addr, &len);
 	keep_max = r.listener;
-	base_fds = t_count_fds();
+	base_fds = count_fds();
 	slab_counts("before");
 
 	if (good_pass()) {
@@ -1465,7 +1466,7 @@ int main(int argc, char **argv)
 			e = round_abandoned(round, verbose, keep_max);
 		else
 			e = round_run(round, verbose, keep_max, false);
-		fds = t_count_fds();
+		fds = count_fds();
 		if (fds != base_fds) {
 			printf("round %lu: %d descriptors, %d before\n", round,
 			       fds, base_fds);

@@ -20,7 +20,7 @@ int main(void)
 		"caf\xc3\xa9.txt",
 	};
 	const char *argv[] = { "-n", NULL };
-	struct http_resp r;
+	struct hc_resp r;
 	struct httpd h;
 	char v[256], path[256], li[1024];
 	struct dirent *d;
@@ -44,25 +44,25 @@ int main(void)
 	}
 	httpd_start(&h, ROOT, argv);
 
-	t_check(http_get(h.port, "/", buf, sizeof(buf), &r) == 200 &&
+	t_check(hc_get(h.port, "/", buf, sizeof(buf), &r) == 200 &&
 		r.body_len == 12 && !memcmp(r.body, "<p>root</p>\n", 12),
 		"/ is /index.html");
-	t_check(http_get(h.port, "/site/", buf, sizeof(buf), &r) == 200 &&
+	t_check(hc_get(h.port, "/site/", buf, sizeof(buf), &r) == 200 &&
 		r.body_len == 12 && !memcmp(r.body, "<p>site</p>\n", 12),
 		"/site/ is /site/index.html");
-	t_check_res(http_get(h.port, "/site", buf, sizeof(buf), &r), 301,
+	t_check_res(hc_get(h.port, "/site", buf, sizeof(buf), &r), 301,
 		    "/site is a redirect");
-	t_check(http_header(&r, "Location", v, sizeof(v)) &&
+	t_check(hc_header(&r, "Location", v, sizeof(v)) &&
 		!strcmp(v, "/site/"), "to /site/");
-	t_check_res(http_get(h.port, "/list/sub%20dir", buf, sizeof(buf), &r),
+	t_check_res(hc_get(h.port, "/list/sub%20dir", buf, sizeof(buf), &r),
 		    301, "/list/sub%%20dir is a redirect");
-	t_check(http_header(&r, "Location", v, sizeof(v)) &&
+	t_check(hc_header(&r, "Location", v, sizeof(v)) &&
 		!strcmp(v, "/list/sub%20dir/"), "to /list/sub%%20dir/ (%s)",
 		v);
 
-	t_check_res(http_get(h.port, "/list/", buf, sizeof(buf), &r), 200,
+	t_check_res(hc_get(h.port, "/list/", buf, sizeof(buf), &r), 200,
 		    "/list/ (no index.html) is a listing");
-	t_check(http_header(&r, "Content-Type", v, sizeof(v)) &&
+	t_check(hc_header(&r, "Content-Type", v, sizeof(v)) &&
 		!strncmp(v, "text/html", 9), "the listing is HTML");
 	t_check(r.body_len == strlen(r.body), "the listing is the body");
 	dir = opendir(ROOT "/list");

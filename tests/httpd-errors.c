@@ -14,16 +14,16 @@ static char buf[1 << 16], req[1 << 15];
 static void check(int port, const char *what, const char *request,
 		  int want)
 {
-	struct http_resp r;
+	struct hc_resp r;
 
-	t_check_res(http_request(port, request, buf, sizeof(buf), &r), want,
+	t_check_res(hc_request(port, request, buf, sizeof(buf), &r), want,
 		    "%s: %d", what, want);
 }
 
 int main(void)
 {
 	const char *argv[] = { "-n", NULL };
-	struct http_resp r;
+	struct hc_resp r;
 	struct httpd h;
 	const char *pipelined;
 	char v[64];
@@ -51,21 +51,21 @@ int main(void)
 	      "GET /a.txt HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked"
 	      "\r\n\r\n0\r\n\r\n", 413);
 
-	t_check_res(http_request(h.port, "POST /a.txt HTTP/1.1\r\nHost: t\r\n"
+	t_check_res(hc_request(h.port, "POST /a.txt HTTP/1.1\r\nHost: t\r\n"
 				 "Connection: close\r\n\r\n", buf, sizeof(buf),
 				 &r), 405, "POST: 405");
-	t_check(http_header(&r, "Allow", v, sizeof(v)) &&
+	t_check(hc_header(&r, "Allow", v, sizeof(v)) &&
 		!strcmp(v, "GET, HEAD"), "405 says Allow: GET, HEAD");
 
 	/* a POST whose body is a request: one 405, then the close (the
 	 * body is never answered as a request of its own) */
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	pipelined = "POST /a.txt HTTP/1.1\r\nHost: t\r\nContent-Length: 32"
 		    "\r\n\r\nGET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n";
-	http_send(s, pipelined, strlen(pipelined));
-	n = http_read_all(s, buf, sizeof(buf));
+	hc_send(s, pipelined, strlen(pipelined));
+	n = hc_read_all(s, buf, sizeof(buf));
 	close(s);
-	t_check(http_parse_resp(buf, n, &r, false) == (size_t)n &&
+	t_check(hc_parse_resp(buf, n, &r, false) == (size_t)n &&
 		r.status == 405, "POST with a request as its body: only a 405, "
 		"then the close");
 
@@ -82,20 +82,20 @@ int main(void)
 	check(h.port, "a 9000-byte header", req, 431);
 
 	/* after 404 and 405 the connection stays open; after 400 it closes */
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	pipelined = "DELETE /a.txt HTTP/1.1\r\nHost: t\r\n\r\n"
 		    "GET /no HTTP/1.1\r\nHost: t\r\n\r\n"
 		    "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n"
 		    "NONSENSE\r\n\r\n"
 		    "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n";
-	http_send(s, pipelined, strlen(pipelined));
-	n = http_read_all(s, buf, sizeof(buf));
+	hc_send(s, pipelined, strlen(pipelined));
+	n = hc_read_all(s, buf, sizeof(buf));
 	close(s);
 	{
 		size_t at = 0, used;
 		int statuses[8], k = 0;
 
-		while (k < 8 && (used = http_parse_resp(buf + at, n - at,
+		while (k < 8 && (used = hc_parse_resp(buf + at, n - at,
 							&r, false))) {
 			statuses[k++] = r.status;
 			at += used;

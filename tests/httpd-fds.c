@@ -28,11 +28,11 @@ static void *client(void *arg)
 	char req[256];
 
 	for (int i = 0; i < ROUNDS; i++) {
-		struct http_resp r;
+		struct hc_resp r;
 		int p = (i + id) % 4;
 
 		if (i % 2) {	/* one connection, four requests */
-			int s = http_connect(port);
+			int s = hc_connect(port);
 			size_t len, at = 0, used;
 			int got = 0;
 
@@ -40,11 +40,11 @@ static void *client(void *arg)
 				snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\n"
 					 "Host: t\r\n%s\r\n", paths[k],
 					 k == 3 ? "Connection: close\r\n" : "");
-				http_send(s, req, strlen(req));
+				hc_send(s, req, strlen(req));
 			}
-			len = http_read_all(s, buf, 1 << 18);
+			len = hc_read_all(s, buf, 1 << 18);
 			close(s);
-			while ((used = http_parse_resp(buf + at, len - at, &r,
+			while ((used = hc_parse_resp(buf + at, len - at, &r,
 						       false)) &&
 			       r.status == want[got]) {
 				at += used;
@@ -52,7 +52,7 @@ static void *client(void *arg)
 			}
 			ok_count[id] += got;
 		} else {
-			ok_count[id] += http_get(port, paths[p], buf, 1 << 18,
+			ok_count[id] += hc_get(port, paths[p], buf, 1 << 18,
 						 &r) == want[p];
 		}
 	}

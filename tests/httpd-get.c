@@ -16,31 +16,31 @@ static char buf[BIG + 8192], want[BIG];
 static void check_file(int port, const char *path, const char *file,
 		       const char *type, const char *mode)
 {
-	struct http_resp r;
+	struct hc_resp r;
 	struct stat st;
 	char v[64], lm[32], req[512];
 	ssize_t n = t_read_file(file, want, sizeof(want));
 	struct tm tm;
 
 	t_assert(n >= 0 && !stat(file, &st), "read %s", file);
-	t_check_res(http_get(port, path, buf, sizeof(buf), &r), 200,
+	t_check_res(hc_get(port, path, buf, sizeof(buf), &r), 200,
 		    "%s: GET %s is 200", mode, path);
 	t_check(r.content_length == n, "%s: GET %s: Content-Length %ld is "
 		"the file's %zd bytes", mode, path, r.content_length, n);
 	t_check(r.body_len == (size_t)n && !memcmp(r.body, want, n),
 		"%s: GET %s: the body is the file's bytes", mode, path);
-	t_check(http_header(&r, "Content-Type", v, sizeof(v)) &&
+	t_check(hc_header(&r, "Content-Type", v, sizeof(v)) &&
 		!strcmp(v, type), "%s: GET %s: Content-Type %s", mode, path,
 		type);
 	gmtime_r(&st.st_mtime, &tm);
 	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-	t_check(http_header(&r, "Last-Modified", v, sizeof(v)) &&
+	t_check(hc_header(&r, "Last-Modified", v, sizeof(v)) &&
 		!strcmp(v, lm), "%s: GET %s: Last-Modified is the mtime, %s",
 		mode, path, lm);
 
 	snprintf(req, sizeof(req), "HEAD %s HTTP/1.1\r\nHost: t\r\n"
 		 "Connection: close\r\n\r\n", path);
-	t_check_res(http_request(port, req, buf, sizeof(buf), &r), 200,
+	t_check_res(hc_request(port, req, buf, sizeof(buf), &r), 200,
 		    "%s: HEAD %s is 200", mode, path);
 	t_check(r.content_length == n && strlen(buf) == r.head_len,
 		"%s: HEAD %s: Content-Length %ld, no body", mode, path,
@@ -49,7 +49,7 @@ static void check_file(int port, const char *path, const char *file,
 	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
 		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n",
 		 path, lm);
-	t_check_res(http_request(port, req, buf, sizeof(buf), &r), 304,
+	t_check_res(hc_request(port, req, buf, sizeof(buf), &r), 304,
 		    "%s: GET %s If-Modified-Since its mtime is 304", mode,
 		    path);
 	t_check(strlen(buf) == r.head_len, "%s: the 304 has no body", mode);
@@ -59,7 +59,7 @@ static void check_file(int port, const char *path, const char *file,
 	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
 		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n",
 		 path, lm);
-	t_check_res(http_request(port, req, buf, sizeof(buf), &r), 200,
+	t_check_res(hc_request(port, req, buf, sizeof(buf), &r), 200,
 		    "%s: GET %s If-Modified-Since a second earlier is 200",
 		    mode, path);
 }
@@ -67,7 +67,7 @@ static void check_file(int port, const char *path, const char *file,
 int main(void)
 {
 	static const char *const modes[] = { "auto", "splice", "read" };
-	struct http_resp r;
+	struct hc_resp r;
 
 	mkdir(ROOT, 0755);
 	mkdir(ROOT "/sub", 0755);
@@ -95,10 +95,10 @@ int main(void)
 			   "application/octet-stream", modes[m]);
 		check_file(h.port, "/chunk1.css", ROOT "/chunk1.css",
 			   "text/css", modes[m]);
-		t_check_res(http_get(h.port, "/nothing.txt", buf, sizeof(buf),
+		t_check_res(hc_get(h.port, "/nothing.txt", buf, sizeof(buf),
 				     &r), 404, "%s: GET of a missing file is 404",
 			    modes[m]);
-		t_check_res(http_get(h.port, "/hello.txt/x", buf, sizeof(buf),
+		t_check_res(hc_get(h.port, "/hello.txt/x", buf, sizeof(buf),
 				     &r), 404, "%s: GET below a file is 404",
 			    modes[m]);
 		t_check_res(httpd_stop(&h, SIGTERM), 0,

@@ -11,14 +11,14 @@
 static char buf[1 << 16];
 
 /* Read responses from @s until @n are whole; how many were, into @r. */
-static int read_responses(int s, struct http_resp *r, int n,
+static int read_responses(int s, struct hc_resp *r, int n,
 			  const bool *head_only)
 {
 	size_t len = 0, at = 0;
 	int got = 0;
 
 	while (got < n) {
-		size_t used = http_parse_resp(buf + at, len - at, &r[got],
+		size_t used = hc_parse_resp(buf + at, len - at, &r[got],
 					      head_only && head_only[got]);
 		ssize_t m;
 
@@ -46,7 +46,7 @@ static bool closed_by_server(int s)
 int main(void)
 {
 	const char *argv[] = { "-n", NULL };
-	struct http_resp r[4];
+	struct hc_resp r[4];
 	struct httpd h;
 	const char *req;
 	int s;
@@ -57,10 +57,10 @@ int main(void)
 	t_write_file(ROOT "/c.txt", "c\n", 2);
 	httpd_start(&h, ROOT, argv);
 
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	for (int i = 0; i < 3; i++) {
 		req = "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n";
-		http_send(s, req, strlen(req));
+		hc_send(s, req, strlen(req));
 		t_check(read_responses(s, r, 1, NULL) == 1 &&
 			r[0].status == 200 && r[0].body_len == 5 &&
 			!memcmp(r[0].body, "aaaa\n", 5),
@@ -69,12 +69,12 @@ int main(void)
 	}
 	close(s);
 
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	req = "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n"
 	      "HEAD /b.txt HTTP/1.1\r\nHost: t\r\n\r\n"
 	      "GET /nothing HTTP/1.1\r\nHost: t\r\n\r\n"
 	      "GET /c.txt HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
-	http_send(s, req, strlen(req));
+	hc_send(s, req, strlen(req));
 	t_check(read_responses(s, r, 4, (const bool[]){ 0, 1, 0, 0 }) == 4,
 		"pipelining: four requests in one send, four responses");
 	t_check(r[0].status == 200 && r[0].body_len == 5 &&
@@ -88,20 +88,20 @@ int main(void)
 		"request with Connection: close");
 	close(s);
 
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	req = "GET /a.txt HTTP/1.0\r\n\r\n";
-	http_send(s, req, strlen(req));
+	hc_send(s, req, strlen(req));
 	t_check(read_responses(s, r, 1, NULL) == 1 && r[0].status == 200,
 		"HTTP/1.0 without Host is answered");
 	t_check(closed_by_server(s), "HTTP/1.0: closed after the response");
 	close(s);
 
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	req = "GET /a.txt HTTP/1.0\r\nConnection: keep-alive\r\n\r\n";
-	http_send(s, req, strlen(req));
+	hc_send(s, req, strlen(req));
 	read_responses(s, r, 1, NULL);
 	req = "GET /c.txt HTTP/1.1\r\nHost: t\r\n\r\n";
-	http_send(s, req, strlen(req));
+	hc_send(s, req, strlen(req));
 	t_check(read_responses(s, r, 1, NULL) == 1 && r[0].status == 200 &&
 		r[0].body_len == 2, "HTTP/1.0 with keep-alive stays open");
 	close(s);

@@ -30,7 +30,7 @@ int main(void)
 	const char *argv[] = { "-n", "--threads", "1", "--max-conns", "2",
 			       "--header-timeout", "400", "--idle-timeout",
 			       "600", "--send-timeout", "500", NULL };
-	struct http_resp r;
+	struct hc_resp r;
 	struct httpd h;
 	char *big = malloc(8 << 20);
 	int a, b, c, s;
@@ -43,49 +43,49 @@ int main(void)
 	httpd_start(&h, ROOT, argv);
 
 	/* two held connections fill the limit; the third gets 503 */
-	a = http_connect(h.port);
-	b = http_connect(h.port);
-	http_send(a, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
-	http_send(b, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	a = hc_connect(h.port);
+	b = hc_connect(h.port);
+	hc_send(a, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	hc_send(b, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
 	recv(a, buf, sizeof(buf), 0);
 	recv(b, buf, sizeof(buf), 0);
-	c = http_connect(h.port);
-	len = http_read_all(c, buf, sizeof(buf));
+	c = hc_connect(h.port);
+	len = hc_read_all(c, buf, sizeof(buf));
 	close(c);
-	t_check(http_parse_resp(buf, len, &r, false) && r.status == 503,
+	t_check(hc_parse_resp(buf, len, &r, false) && r.status == 503,
 		"over --max-conns 2: 503 and closed");
 	close(a);
 	close(b);
 	usleep(100000);
-	t_check_res(http_get(h.port, "/a.txt", buf, sizeof(buf), &r), 200,
+	t_check_res(hc_get(h.port, "/a.txt", buf, sizeof(buf), &r), 200,
 		    "a slot freed: served again");
 
 	/* slowloris: half a head, then nothing */
-	s = http_connect(h.port);
-	http_send(s, "GET /a.txt HTTP/1.1\r\nHo", 23);
-	len = http_read_all(s, buf, sizeof(buf));
+	s = hc_connect(h.port);
+	hc_send(s, "GET /a.txt HTTP/1.1\r\nHo", 23);
+	len = hc_read_all(s, buf, sizeof(buf));
 	close(s);
-	t_check(http_parse_resp(buf, len, &r, false) && r.status == 408,
+	t_check(hc_parse_resp(buf, len, &r, false) && r.status == 408,
 		"a head slower than --header-timeout: 408 and closed");
 
 	/* idle keep-alive */
-	s = http_connect(h.port);
-	http_send(s, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	s = hc_connect(h.port);
+	hc_send(s, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
 	t_check(closed_within(s, 5000), "idle after a response: closed "
 		"after --idle-timeout");
 	close(s);
-	s = http_connect(h.port);
+	s = hc_connect(h.port);
 	t_check(closed_within(s, 5000), "idle from the start: closed");
 	close(s);
 
 	/* a reader that stops: the send times out, the server goes on */
-	s = http_connect(h.port);
-	http_send(s, "GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n", 34);
+	s = hc_connect(h.port);
+	hc_send(s, "GET /big.bin HTTP/1.1\r\nHost: t\r\n\r\n", 34);
 	sleep(2);
 	t_check(closed_within(s, 5000), "a client that stops reading 8 MiB "
 		"is disconnected");
 	close(s);
-	t_check_res(http_get(h.port, "/a.txt", buf, sizeof(buf), &r), 200,
+	t_check_res(hc_get(h.port, "/a.txt", buf, sizeof(buf), &r), 200,
 		    "still serving");
 
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");

@@ -23,7 +23,7 @@ int main(void)
 		"\"GET /a.txt HTTP/1.1\" 304 0\n",
 	};
 	char req[256], lm[32], *line, *save;
-	struct http_resp r;
+	struct hc_resp r;
 	struct httpd h;
 	struct stat st;
 	struct tm tm;
@@ -40,13 +40,13 @@ int main(void)
 	httpd_start(&h, ROOT, argv);
 	t_check_res(t_count_fds_of(h.pid), 4, "the log file is not an fd: "
 		    "0, 1, 2 and the ring");
-	http_get(h.port, "/a.txt", buf, sizeof(buf), &r);
-	http_get(h.port, "/missing", buf, sizeof(buf), &r);
-	http_request(h.port, "HEAD /a.txt HTTP/1.1\r\nHost: t\r\n"
+	hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	hc_get(h.port, "/missing", buf, sizeof(buf), &r);
+	hc_request(h.port, "HEAD /a.txt HTTP/1.1\r\nHost: t\r\n"
 		     "Connection: close\r\n\r\n", buf, sizeof(buf), &r);
 	snprintf(req, sizeof(req), "GET /a.txt HTTP/1.1\r\nHost: t\r\n"
 		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n", lm);
-	http_request(h.port, req, buf, sizeof(buf), &r);
+	hc_request(h.port, req, buf, sizeof(buf), &r);
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");
 
 	len = t_read_file(LOG, buf, sizeof(buf) - 1);
@@ -65,7 +65,7 @@ int main(void)
 
 	unlink(LOG);
 	httpd_start(&h, ROOT, off);
-	http_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "-n: exit 0");
 	t_check(t_read_file(LOG, buf, sizeof(buf)) == -ENOENT,
 		"-n: no log written");

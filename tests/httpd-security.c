@@ -20,9 +20,9 @@ static char buf[1 << 16];
 
 static void refused(int port, const char *target, int want)
 {
-	struct http_resp r;
+	struct hc_resp r;
 
-	t_check_res(http_get(port, target, buf, sizeof(buf), &r), want,
+	t_check_res(hc_get(port, target, buf, sizeof(buf), &r), want,
 		    "GET %.60s is %d", target, want);
 	t_check(!memmem(buf, strlen(buf), SECRET, strlen(SECRET)),
 		"GET %.60s: no secret in the answer", target);
@@ -58,7 +58,7 @@ int main(void)
 {
 	const char *argv[] = { "-n", NULL };
 	char target[1024], pidpath[64];
-	struct http_resp r;
+	struct hc_resp r;
 	struct httpd h;
 	int root;
 
@@ -80,11 +80,11 @@ int main(void)
 	t_assert(root >= 0, "open root");
 	httpd_start(&h, ROOT, argv);
 
-	t_check(http_get(h.port, "/ok.txt", buf, sizeof(buf), &r) == 200 &&
+	t_check(hc_get(h.port, "/ok.txt", buf, sizeof(buf), &r) == 200 &&
 		r.body_len == 3, "control: /ok.txt is served");
-	t_check(http_get(h.port, "/inside", buf, sizeof(buf), &r) == 200 &&
+	t_check(hc_get(h.port, "/inside", buf, sizeof(buf), &r) == 200 &&
 		r.body_len == 3, "control: a symlink inside the root is served");
-	t_check(http_get(h.port, "/sub/../ok.txt", buf, sizeof(buf), &r) ==
+	t_check(hc_get(h.port, "/sub/../ok.txt", buf, sizeof(buf), &r) ==
 		200, "control: a .. that stays inside is resolved");
 
 	refused(h.port, "/../secret.txt", 400);

@@ -35,7 +35,7 @@ static void *replacer(void *arg)
 int main(void)
 {
 	const char *argv[] = { "-n", "--threads", "2", NULL };
-	struct http_resp r;
+	struct hc_resp r;
 	struct httpd h;
 	pthread_t th;
 	int idle, busy, whole = 0, short_ = 0, missing = 0, other = 0;
@@ -50,7 +50,7 @@ int main(void)
 	httpd_start(&h, ROOT, argv);
 	pthread_create(&th, NULL, replacer, NULL);
 	for (int i = 0; i < 40; i++) {
-		int s = http_get(h.port, "/changing.bin", buf, sizeof(buf), &r);
+		int s = hc_get(h.port, "/changing.bin", buf, sizeof(buf), &r);
 
 		if (s == 404) {
 			missing++;
@@ -78,17 +78,17 @@ int main(void)
 		short_, missing, other);
 
 	/* an idle keep-alive connection, after one answered request */
-	idle = http_connect(h.port);
-	http_send(idle, "HEAD /big.bin HTTP/1.1\r\nHost: t\r\n\r\n", 35);
+	idle = hc_connect(h.port);
+	hc_send(idle, "HEAD /big.bin HTTP/1.1\r\nHost: t\r\n\r\n", 35);
 	t_assert(recv(idle, buf, sizeof(buf), 0) > 0, "HEAD answered");
-	busy = http_connect(h.port);
-	http_send(busy, "GET /big.bin HTTP/1.1\r\nHost: t\r\n"
+	busy = hc_connect(h.port);
+	hc_send(busy, "GET /big.bin HTTP/1.1\r\nHost: t\r\n"
 		  "Connection: close\r\n\r\n", 53);
 	usleep(300000);
 	kill(h.pid, SIGTERM);
-	len = http_read_all(busy, buf, sizeof(buf));
+	len = hc_read_all(busy, buf, sizeof(buf));
 	close(busy);
-	t_check(http_parse_resp(buf, len, &r, false) && r.status == 200 &&
+	t_check(hc_parse_resp(buf, len, &r, false) && r.status == 200 &&
 		r.body_len == BIG && r.body[0] == 'q' && r.body[BIG - 1] == 'q',
 		"SIGTERM mid-response: the whole 4 MiB arrives (%zu bytes)",
 		len);

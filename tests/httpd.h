@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * httpd.h: what the nofd-httpd tests share: a sample site, starting and
- * stopping /bin/nofd-httpd, and a plain-socket HTTP client. The server is
+ * stopping /bin/nofd-httpd, and a plain-socket HTTP client (hc_*, apart
+ * from the server's own http_* of httpd/http.h). The server is
  * started with --port 0 and says its port on stderr, which the test keeps
  * reading (for --stats) through a pipe.
  */
@@ -106,7 +107,7 @@ static inline int httpd_stop(struct httpd *h, int sig)
 }
 
 /* A connected TCP socket to the server, with 10 s send/receive timeouts. */
-static inline int http_connect(int port)
+static inline int hc_connect(int port)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET, .sin_port = htons(port),
@@ -122,7 +123,7 @@ static inline int http_connect(int port)
 	return s;
 }
 
-static inline void http_send(int s, const char *data, size_t len)
+static inline void hc_send(int s, const char *data, size_t len)
 {
 	while (len) {
 		ssize_t n = send(s, data, len, MSG_NOSIGNAL);
@@ -134,7 +135,7 @@ static inline void http_send(int s, const char *data, size_t len)
 }
 
 /* Read until the peer closes (or @size - 1 bytes, or a timeout). */
-static inline size_t http_read_all(int s, char *buf, size_t size)
+static inline size_t hc_read_all(int s, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t n;
@@ -145,7 +146,7 @@ static inline size_t http_read_all(int s, char *buf, size_t size)
 	return len;
 }
 
-struct http_resp {
+struct hc_resp {
 	int status;
 	const char *head;	/* the head, in the caller's buffer */
 	size_t head_len;
@@ -155,7 +156,7 @@ struct http_resp {
 };
 
 /* The value of header @name in @r's head, copied into @out, or NULL. */
-static inline const char *http_header(const struct http_resp *r,
+static inline const char *hc_header(const struct hc_resp *r,
 				      const char *name, char *out, size_t size)
 {
 	size_t nl = strlen(name);
@@ -188,8 +189,8 @@ static inline const char *http_header(const struct http_resp *r,
  * Parse one response at @buf (@len bytes): the length it takes, or 0 when
  * it is not whole. @head_only: the response to a HEAD (no body follows).
  */
-static inline size_t http_parse_resp(const char *buf, size_t len,
-				     struct http_resp *r, bool head_only)
+static inline size_t hc_parse_resp(const char *buf, size_t len,
+				     struct hc_resp *r, bool head_only)
 {
 	const char *end = memmem(buf, len, "\r\n\r\n", 4);
 	char v[32];
@@ -202,7 +203,7 @@ static inline size_t http_parse_resp(const char *buf, size_t len,
 	r->head = buf;
 	r->head_len = end + 4 - buf;
 	r->body = end + 4;
-	if (http_header(r, "Content-Length", v, sizeof(v)))
+	if (hc_header(r, "Content-Length", v, sizeof(v)))
 		r->content_length = atol(v);
 	if (head_only || r->status == 304) {
 		r->body_len = 0;
@@ -217,29 +218,29 @@ static inline size_t http_parse_resp(const char *buf, size_t len,
 }
 
 /* One request on a new connection, read to the close: the status, or -1. */
-static inline int http_request(int port, const char *req, char *buf,
-			       size_t size, struct http_resp *r)
+static inline int hc_request(int port, const char *req, char *buf,
+			       size_t size, struct hc_resp *r)
 {
-	int s = http_connect(port);
+	int s = hc_connect(port);
 	size_t len;
 
-	http_send(s, req, strlen(req));
-	len = http_read_all(s, buf, size);
+	hc_send(s, req, strlen(req));
+	len = hc_read_all(s, buf, size);
 	close(s);
-	if (!http_parse_resp(buf, len, r, !strncmp(req, "HEAD ", 5)))
+	if (!hc_parse_resp(buf, len, r, !strncmp(req, "HEAD ", 5)))
 		return -1;
 	return r->status;
 }
 
 /* GET @path with Connection: close; the status. */
-static inline int http_get(int port, const char *path, char *buf,
-			   size_t size, struct http_resp *r)
+static inline int hc_get(int port, const char *path, char *buf,
+			   size_t size, struct hc_resp *r)
 {
 	char req[4096];
 
 	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: t\r\n"
 		 "Connection: close\r\n\r\n", path);
-	return http_request(port, req, buf, size, r);
+	return hc_request(port, req, buf, size, r);
 }
 
 #endif

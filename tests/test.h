@@ -21,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fdcount.h"
 #include "nofd.h"
 
 #define T_EXIT_PASS 0
@@ -150,28 +151,16 @@ static inline int t_slot_empty(struct io_uring *ring, int slot)
 /* Entries in /proc/PID/fd: the regular descriptors of process @pid. */
 static inline int t_count_fds_of(pid_t pid)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
-	while ((d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	closedir(dir);
-	return n;
+	return count_fds_of(pid);
 }
 
 /* This process's regular descriptors (not counting the DIR's own). */
 static inline int t_count_fds(void)
 {
-	int n = t_count_fds_of(getpid());
+	int n = count_fds();
 
 	t_assert(n >= 0, "opendir /proc/self/fd");
-	return n - 1;
+	return n;
 }
 
 /* Allocated struct files, system-wide (first field of fs/file-nr). */
