@@ -523,7 +523,7 @@ int main(int argc, char **argv)
 			if (!more && !smoke)
 				printf("bench-run: round %d for the jobs whose "
 				       "mean is not known to %.2f%% yet\n", round,
-				       SE_TARGET * 100);
+				       SE_TARGET);
 			measure(i, div, round);
 			more = 1;
 		}
