@@ -44,10 +44,11 @@ TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
 	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz $(BIN)/stream-probe
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
-HOST := $(B)/host/logscan $(B)/host/bench-report
+HOST := $(B)/host/logscan $(B)/host/bench-report $(B)/host/profile-report
+PLUGIN := $(B)/profile/insn-prof.so
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo bench bench-spread fuzz \
-	compile-check clean
+	profile compile-check clean
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
@@ -85,6 +86,16 @@ $(B)/host/bench-report: bench/report.c | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
+$(B)/host/profile-report: profile/report.c lib/die.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# A QEMU plugin: built against the header of the QEMU that will load it
+$(PLUGIN): profile/insn-prof.c | deps
+	@mkdir -p $(@D)
+	inc=$$(scripts/deps.sh --qemu-plugin) && \
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -I$$inc -o $@ $<
+
 $(BIN)/%: demo/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
@@ -108,7 +119,7 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-test: kernel-debug initramfs $(HOST)
+test: kernel-debug initramfs $(HOST) $(PLUGIN)
 	tests/run.sh --kernel $(DEBUG)
 
 # The article's greeting chain, then nofd-httpd against nginx (httpd/demo.sh)
@@ -148,10 +159,25 @@ fuzz: kernel-debug initramfs $(HOST)
 		$(if $(STOCK),--stock) $(if $(NODRAIN),--no-drain) | \
 		vm/progress.sh fuzz; exit $${PIPESTATUS[0]}
 
+# Where the instructions of one benchmark job go, by kernel function
+# (profile/run.sh): RUNS boots of the fast guest under -icount with the
+# insn-prof plugin, boot k doing k * OPS operations; the TOP costliest
+# functions per operation. The jobs are bench-run's (bench/bench-run.c).
+WORKLOAD ?= files
+MODE ?= direct
+PARAM ?= 8
+OPS ?= 2000
+RUNS ?= 3
+TOP ?= 25
+profile: kernel-fast initramfs $(HOST) $(PLUGIN)
+	profile/run.sh --kernel $(FAST) --job $(WORKLOAD),$(MODE),$(PARAM) \
+		--ops $(OPS) --runs $(RUNS) --top $(TOP)
+
 # Every C file compiled, not linked, against the liburing headers in
 # LIBURING_INC: make test runs it against sid's newest liburing, so that
 # lib/nofd.h's version guards are proven on both sides.
-SRCS := $(wildcard tests/*.c bench/*.c demo/*.c fuzz/*.c httpd/*.c vm/*.c)
+SRCS := $(wildcard tests/*.c bench/*.c demo/*.c fuzz/*.c httpd/*.c vm/*.c \
+	profile/report.c)
 compile-check: | deps
 	@$(foreach f,$(SRCS),$(CC) $(CFLAGS) -Ibench -Ihttpd -c -o /dev/null $(f) &&) true
 

@@ -30,11 +30,16 @@
  *
  *   bench-run [--quick | --smoke | --full] [--rounds N] [--native]
  *             [--no-syscount] [--only WORKLOAD,...]
+ *   bench-run --job WORKLOAD,MODE,PARAM --ops N
  *
  * --quick divides the counts by 5 and runs one round; --full runs the full
  * counts once; --smoke runs every job once with tiny counts and checks
  * that it works (the smoke test of `make test`, which asserts nothing
  * about speed). --native leaves out the jobs that need the nofd kernel.
+ * --job runs one job once, with N operations (per thread; walk: a tree of
+ * N files in N / 10 directories), and nothing else: what profile/run.sh
+ * profiles. It adds a line "job,WORKLOAD,MODE,PARAM,OPS,CPU_S,WQ_CPU_S":
+ * WQ_CPU_S is the part of CPU_S io-wq workers ran (files, conn-server).
  * The programs are in $BENCH_BIN, by default /bin (the guest's).
  */
 #include <stdarg.h>
@@ -59,7 +64,7 @@ enum {
 
 struct result {
 	unsigned long ops, fdops, syscalls;
-	double seconds, cpu;
+	double seconds, cpu, wq_cpu;
 	int limit;
 	char by_nr[1024];
 };
@@ -69,6 +74,7 @@ static unsigned long n_conn = 1500, n_exch = 3000, n_files = 2000,
 		     n_thfiles = 1000, n_cost = 20000;
 static int tree_dirs = 2000, tree_files = 20000, native;
 static const char *only;	/* comma-separated workloads, or all */
+static const char *job_spec;	/* --job WORKLOAD,MODE,PARAM */
 static char bin[256];
 static int port = 21000, failures, quiesce_us = 200000;
 
@@ -121,6 +127,7 @@ static void parse(FILE *f, struct result *r)
 			sscanf(tok, "nofile_limit=%d", &r->limit);
 			sscanf(tok, "seconds=%lf", &r->seconds);
 			sscanf(tok, "cpu=%lf", &r->cpu);
+			sscanf(tok, "wq_cpu=%lf", &r->wq_cpu);
 			sscanf(tok, "syscalls=%lu", &r->syscalls);
 			sscanf(tok, "by_nr=%1000s", r->by_nr);
 		}
@@ -287,6 +294,11 @@ static void add(const char *workload, const char *mode, int param,
 
 	if ((flags & NOFD) && native)
 		return;
+	if (job_spec) {
+		snprintf(list, sizeof(list), "%s,%s,%d", workload, mode, param);
+		if (strcmp(list, job_spec))
+			return;
+	}
 	snprintf(list, sizeof(list), "%s", only ? only : "");
 	for (char *w = strtok(list, ","); w; w = strtok(NULL, ","))
 		listed |= !strcmp(w, workload);
@@ -377,6 +389,10 @@ static void measure(int i, unsigned long div, int round)
 	run(j, div, 0, &r);
 	printf("run,%s,%s,%d,%d,%lu,%.6f,%.3f,%lu,%d\n", j->workload, j->mode,
 	       j->param, round, r.ops, r.cpu, r.seconds, r.fdops, r.limit);
+	/* --job: how much of the CPU time io-wq workers ran (profile/run.sh) */
+	if (job_spec)
+		printf("job,%s,%s,%d,%lu,%.6f,%.6f\n", j->workload, j->mode,
+		       j->param, r.ops, r.cpu, r.wq_cpu);
 	if (r.ops && measured[i] < MAX_ROUNDS)
 		per_op[i][measured[i]++] = r.cpu / r.ops;
 }
@@ -443,7 +459,7 @@ static void progress(int i, const char *fmt, ...)
 int main(int argc, char **argv)
 {
 	int rounds = 7, syscount = 1;
-	unsigned long div = 1, traced_div = 5;
+	unsigned long div = 1, traced_div = 5, ops = 0;
 	struct result r;
 
 	for (int i = 1; i < argc; i++) {
@@ -472,12 +488,27 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		} else if (!strcmp(argv[i], "--full")) {
 			rounds = 1;	/* the full counts, once */
+		} else if (!strcmp(argv[i], "--job") && i + 1 < argc) {
+			job_spec = argv[++i];
+		} else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
+			ops = strtoul(argv[++i], NULL, 10);
 		} else {
 			fprintf(stderr, "usage: bench-run [--quick|--smoke|--full] "
 				"[--rounds N] [--native] [--no-syscount] "
-				"[--only WORKLOAD,...]\n");
+				"[--only WORKLOAD,...]\n"
+				"       bench-run --job WORKLOAD,MODE,PARAM "
+				"--ops N\n");
 			return 2;
 		}
+	}
+	if (job_spec) {
+		if (!ops)
+			die("--job needs --ops N", -EINVAL);
+		n_conn = n_exch = n_files = n_thfiles = ops;
+		tree_files = ops;
+		tree_dirs = ops / 10 ? ops / 10 : 1;
+		rounds = 1;
+		syscount = 0;
 	}
 	snprintf(bin, sizeof(bin), "%s",
 		 getenv("BENCH_BIN") ? getenv("BENCH_BIN") : "/bin");
@@ -492,7 +523,10 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	plan();
-	make_tree();
+	if (job_spec && nr_jobs != 1)
+		die(job_spec, -ENOENT);
+	if (!job_spec || !strcmp(jobs[0].workload, "walk"))
+		make_tree();
 
 	/*
 	 * Warm up: every job once, short and not reported. The first io_uring
@@ -507,7 +541,8 @@ int main(int argc, char **argv)
 			progress(i, "round %d/%d", round, rounds);
 			measure(i, div, round);
 		}
-		cost(round);
+		if (!job_spec)
+			cost(round);
 	}
 	/*
 	 * In the guest, jobs whose mean is not yet known to SE_TARGET get

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <signal.h>
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include "die.h"
@@ -45,6 +46,24 @@ static inline double cpu_self(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * CPU seconds of thread @t of this process. The CPU time of a process's
+ * own threads, taken from cpu_self(), leaves what its io-wq workers ran
+ * (the iou-wrk-* threads io_uring starts for requests that cannot complete
+ * inline), exited workers included; it needs no fd, so it works after
+ * lock_fd_table().
+ */
+static inline double cpu_thread(pthread_t t)
+{
+	struct timespec ts;
+	clockid_t id;
+	int ret = pthread_getcpuclockid(t, &id);
+
+	if (ret || clock_gettime(id, &ts))
+		die("thread CPU clock", ret ? -ret : -errno);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

@@ -25,9 +25,9 @@
  * All io_uring modes share one loop: submit what is queued, wait for one
  * completion, handle every completion there is. Prints "ready" when it
  * listens; on SIGTERM it stops and prints
- * "conns=N cpu=S fdops=N nofile_limit=N": cpu is the CPU time of all its
- * threads from "ready" on, fdops the fd-table installs and removals it
- * caused (accept4, ACCEPT, close, CLOSE of an fd). Modes d and e run with
+ * "conns=N cpu=S fdops=N nofile_limit=N wq_cpu=S": cpu is the CPU time of
+ * all its threads from "ready" on, wq_cpu the part of it io-wq workers ran,
+ * fdops the fd-table installs and removals it caused (accept4, ACCEPT, close, CLOSE of an fd). Modes d and e run with
  * RLIMIT_NOFILE locked (bench.h), which proves their count of 0.
  */
 #include <pthread.h>
@@ -328,6 +328,16 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/* CPU seconds of the calling thread and the @n workers @w: the rings' own */
+static double own_cpu(struct worker *w, int n)
+{
+	double sum = cpu_thread(pthread_self());
+
+	for (int i = 0; i < n; i++)
+		sum += cpu_thread(w[i].thread);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -335,7 +345,7 @@ int main(int argc, char **argv)
 	unsigned long conns = 0, fdops = 0;
 	struct worker *w;
 	int threads, lfd, one = 1, limit = -1, sig, exchanges;
-	double cpu0, cpu;
+	double cpu0, cpu, own0, own;
 	sigset_t set;
 
 	if (argc < 5 || !strchr("abcdef", argv[1][0]) || !argv[1][0]) {
@@ -384,12 +394,14 @@ int main(int argc, char **argv)
 	printf("ready\n");
 	fflush(stdout);
 	window_mark();
+	own0 = own_cpu(w, threads);
 	cpu0 = cpu_self();
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigwait(&set, &sig);
 	cpu = cpu_self() - cpu0;
+	own = own_cpu(w, threads) - own0;
 	window_mark();
 	stop = 1;
 	for (int i = 0; i < threads; i++) {
@@ -401,7 +413,7 @@ int main(int argc, char **argv)
 		conns += w[i].conns;
 		fdops += w[i].fdops;
 	}
-	printf("conns=%lu cpu=%.6f fdops=%lu nofile_limit=%d\n", conns, cpu,
-	       fdops, limit);
+	printf("conns=%lu cpu=%.6f fdops=%lu nofile_limit=%d wq_cpu=%.6f\n",
+	       conns, cpu, fdops, limit, cpu - own);
 	return 0;
 }

@@ -25,10 +25,11 @@
  *                    -> CLOSE direct chains (nofd: fstat of a slot)
  * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
  *
- * Prints "ops=N cpu=S seconds=S fdops=N nofile_limit=N": cpu is the CPU
- * time of all threads over the measured loop, fdops the fd-table installs
- * and removals it made. The modes that hold no regular fd per file run with
- * RLIMIT_NOFILE locked (bench.h), which proves their fdops of 0.
+ * Prints "ops=N cpu=S seconds=S fdops=N nofile_limit=N wq_cpu=S": cpu is
+ * the CPU time of all threads over the measured loop, wq_cpu the part of it
+ * io-wq workers ran, fdops the fd-table installs and removals it made. The
+ * modes that hold no regular fd per file run with RLIMIT_NOFILE locked
+ * (bench.h), which proves their fdops of 0.
  */
 #include <pthread.h>
 #include <sys/stat.h>
@@ -289,12 +290,22 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/* CPU seconds of the calling thread and the @n workers @w: the rings' own */
+static double own_cpu(struct worker *w, int n)
+{
+	double sum = cpu_thread(pthread_self());
+
+	for (int i = 0; i < n; i++)
+		sum += cpu_thread(w[i].thread);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long fdops = 0;
 	struct worker *w;
 	int threads, limit = -1;
-	double cpu0, cpu, t0, secs;
+	double cpu0, cpu, own0, own, t0, secs;
 
 	mode = NR_MODES;
 	for (int m = 0; argc > 4 && m < NR_MODES; m++)
@@ -333,19 +344,22 @@ int main(int argc, char **argv)
 
 	/* before the workers go: they may keep every vCPU from main */
 	window_mark();
+	own0 = own_cpu(w, threads);
 	cpu0 = cpu_self();
 	t0 = now();
 	pthread_barrier_wait(&start);
 	pthread_barrier_wait(&done);
 	cpu = cpu_self() - cpu0;
 	secs = now() - t0;
+	own = own_cpu(w, threads) - own0;
 	window_mark();
 	pthread_barrier_wait(&leave);
 	for (int i = 0; i < threads; i++) {
 		pthread_join(w[i].thread, NULL);
 		fdops += w[i].fdops;
 	}
-	printf("ops=%lu cpu=%.6f seconds=%.3f fdops=%lu nofile_limit=%d\n",
-	       count * threads, cpu, secs, fdops, limit);
+	printf("ops=%lu cpu=%.6f seconds=%.3f fdops=%lu nofile_limit=%d "
+	       "wq_cpu=%.6f\n", count * threads, cpu, secs, fdops, limit,
+	       cpu - own);
 	return 0;
 }

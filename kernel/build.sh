@@ -5,7 +5,8 @@
 # fragments in kernel/config/. The tree is unpacked outside the clone
 # ($NOFD_SRC, in the cache); objects go to build/kernel-FLAVOUR.
 #
-#   kernel/build.sh fast|debug     -> build/bzImage-<flavour>
+#   kernel/build.sh fast|debug     -> build/bzImage-<flavour>, and its
+#                                  config-<flavour>, System.map-<flavour>
 #
 # Finished images are cached outside the clone, in $NOFD_CACHE (default
 # /var/cache/nofd), under a hash of everything that goes into them: the
@@ -44,6 +45,7 @@ if [ -f "$cached/bzImage" ]; then
 	echo "kernel: $flavour image $image_key from cache ($cached)"
 	cp "$cached/bzImage" "$build/bzImage-$flavour"
 	cp "$cached/config" "$build/config-$flavour"
+	cp "$cached/System.map" "$build/System.map-$flavour"
 	exit 0
 fi
 
@@ -73,8 +75,10 @@ echo "kernel: building $flavour with $(nproc) jobs (a cold build takes $took on 
 nofd_build "$src" "$obj" bzImage "$flavour"
 cp "$obj/arch/x86/boot/bzImage" "$build/bzImage-$flavour"
 cp "$obj/.config" "$build/config-$flavour"
+cp "$obj/System.map" "$build/System.map-$flavour"
 mkdir -p "$cached.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$cached.tmp/bzImage"
 cp "$obj/.config" "$cached.tmp/config"
+cp "$obj/System.map" "$cached.tmp/System.map"
 rm -rf "$cached" && mv "$cached.tmp" "$cached"
 echo "kernel: $flavour image $image_key built and cached"

@@ -15,8 +15,13 @@
 #                         need newer ones: <linux/blkdev.h>)
 #      liburing-dev       sid's newest, for a compile-only check (make test
 #                         skips it when sid cannot be reached)
+# 3. With --qemu-plugin: <qemu-plugin.h> from the Debian 12 source of the
+#    QEMU installed in step 1 (its own deb-src state in $NOFD_CACHE/apt-src),
+#    for the profiler's TCG plugin (profile/insn-prof.c); prints its
+#    directory.
 #
-#   scripts/deps.sh [--sid]      --sid: step 2's sid package only
+#   scripts/deps.sh [--sid | --qemu-plugin]
+#                                --sid: step 2's sid package only
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,10 +101,42 @@ fetch() {
 	echo "$dir"
 }
 
+# 3. The plugin API header of the QEMU that runs the guests: a plugin
+# built against another version's is refused when QEMU loads it.
+qemu_plugin_header() {
+	local version d=$cache/apt-src dir orig
+	version=$(dpkg-query -W -f '${source:Version}' qemu-system-x86)
+	dir=$cache/pkg/qemu-plugin_${version#*:}
+	if [ ! -e "$dir/qemu-plugin.h" ]; then
+		as_root "apt-get source qemu into $d"
+		echo "deps: fetching the source of qemu $version for <qemu-plugin.h>" >&2
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/src"
+		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+			"http://deb.debian.org/debian bookworm main" >"$d/sources.list"
+		local opts=(-o Dir::Etc::SourceList="$d/sources.list"
+			-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists"
+			-o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
+		apt-get -q "${opts[@]}" update >/dev/null
+		(cd "$d/src" && apt-get -q "${opts[@]}" source --download-only \
+			"qemu=$version" >/dev/null)
+		orig=${version#*:}
+		orig=$d/src/qemu_${orig%-*}.orig.tar.xz
+		rm -rf "$dir" && mkdir -p "$dir"
+		tar -xJf "$orig" -C "$dir" --no-same-owner --wildcards \
+			--strip-components=3 '*/include/qemu/qemu-plugin.h'
+		rm -rf "$d/src"		# 23 MB, of which we keep one header
+	fi
+	echo "$dir"
+}
+
 case ${1:-} in
 --sid)
 	private_apt_update
 	fetch liburing-dev
+	exit
+	;;
+--qemu-plugin)
+	qemu_plugin_header
 	exit
 	;;
 esac

@@ -43,8 +43,8 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 
 echo "TAP version 13"
 # the logscan samples, 2 apply-series checks, the liburing compile check,
-# the streaming check, the guest tests, 3 guest checks
-echo "1..$(( ${#logs[@]} + 4 + nr_tests + 3 ))"
+# the streaming check, the profiler check, the guest tests, 3 guest checks
+echo "1..$(( ${#logs[@]} + 5 + nr_tests + 3 ))"
 echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
@@ -119,6 +119,23 @@ if [ $streamed = yes ] && [ $probe_rc = 0 ]; then
 	result ok "$what"
 else
 	result "not ok" "$what (streamed: $streamed, status $probe_rc)"
+fi
+
+# 5. make profile's machinery, small: two boots under the insn-prof plugin
+#    give a profile that charges the job's operations to the kernel
+#    functions that do them, and the io-wq workers' share of its CPU time.
+what="profile: the files direct job's instructions by kernel function"
+prof=build/profile-check
+if profile/run.sh --kernel "$kernel" --job files,direct,8 --ops 200 --runs 2 \
+	--top 100000 --out "$prof" >"$prof.log" 2>&1 &&
+	grep -q '^the measured process: [1-9][0-9]* instructions per operation, [0-9]* of them' "$prof/profile.md" &&
+	awk -F'|' '$4 ~ /^ (io_openat2|io_read|io_close) $/ && $2 > 0 { n++ }
+		END { exit n != 3 }' "$prof/profile.md"; then
+	result ok "$what"
+else
+	result "not ok" "$what"
+	sed 's/^/# /' "$prof.log" | tail -20
+fi
 fi
 
 # 5. The guest: every test binary under ktap-run. Its results are re-emitted

@@ -16,6 +16,8 @@
 #                       guest ns per 2^SHIFT instructions (single-threaded
 #                       TCG; guest time no longer depends on host load);
 #                       sleep=off: idle time does not follow the host clock
+#     --plugin SO[,ARG=VALUE...]
+#                       load a TCG plugin (profile/run.sh: insn-prof.so)
 #     --quiet           do not echo the command's output while it runs
 #     --dry-run         print the QEMU command line and exit
 # Options in $NOFD_VM_ARGS (make VM_ARGS=...) come before these.
@@ -34,7 +36,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=
 initrd=$top/build/initramfs.cpio.gz
 timeout=600 out=$top/build/vm smp=2 mem=1024 cpu=max
-accel=tcg quiet=0 dry=0 icount=
+accel=tcg quiet=0 dry=0 icount= plugin=
 
 # $NOFD_VM_ARGS (make VM_ARGS=...) come first, as if given here.
 read -ra env_args <<<"${NOFD_VM_ARGS:-}"
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
 	--icount) icount=$2; shift 2 ;;
+	--plugin) plugin=$2; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--dry-run) dry=1; shift ;;
 	--) shift; break ;;
@@ -78,6 +81,7 @@ case $icount in
 *,*) qemu+=(-icount shift="$icount") ;;
 *) qemu+=(-icount shift="$icount",sleep=on) ;;
 esac
+[ -z "$plugin" ] || qemu+=(-plugin "$plugin")
 
 if [ $dry = 1 ]; then
 	printf '%q ' "${qemu[@]}"; echo

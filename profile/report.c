@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report: where the instructions of one operation go, by kernel function,
+ * from insn-prof counts of runs that differ only in how many operations
+ * they did.
+ *
+ *   report [-g GROUPS] SYSTEM_MAP OPS TOP COUNTS_1 COUNTS_2 [COUNTS_3...]
+ *
+ * COUNTS_k is insn-prof's output for a guest run of k * OPS operations:
+ * the boot, the set-up and the exit are the same in every run, so the
+ * difference of two consecutive runs is what OPS operations cost. Each
+ * difference gives one estimate per function; the table shows their mean
+ * per operation and the spread of the total (largest minus smallest
+ * estimate, over their mean). Addresses in the kernel's text are named
+ * from SYSTEM_MAP (static functions of the same name are one row); user
+ * space is one line. GROUPS (profile/groups.txt) names groups of functions
+ * by a regular expression each: their sums come first. Prints Markdown.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "die.h"
+
+#define USER_END	0xffff800000000000ull	/* x86-64: the kernel's half */
+#define MAX_RUNS	8
+
+struct sym {
+	uint64_t addr;
+	char *name;
+	double count[MAX_RUNS];
+};
+
+static struct sym *syms;
+static size_t nsyms;
+static uint64_t stext, etext;
+
+/* The extra lines: user space and kernel addresses outside the text */
+enum { USER, OTHER, EXTRA };
+static double extra[EXTRA][MAX_RUNS];
+static const char *const extra_name[EXTRA] = {
+	"[user space]", "[kernel, outside the text]"
+};
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void read_map(const char *path)
+{
+	char line[512], type, name[256];
+	size_t cap = 0;
+	uint64_t addr;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path, -errno);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type,
+			   name) != 3)
+			continue;
+		if (!strcmp(name, "_stext"))
+			stext = addr;
+		if (!strcmp(name, "_etext"))
+			etext = addr;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (nsyms == cap) {
+			cap = cap ? 2 * cap : 4096;
+			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				die("realloc", -ENOMEM);
+		}
+		syms[nsyms] = (struct sym){ .addr = addr, .name = strdup(name) };
+		nsyms++;
+	}
+	fclose(f);
+	if (!nsyms || !stext || etext <= stext)
+		die("no kernel text symbols in the System.map", -EINVAL);
+	qsort(syms, nsyms, sizeof(*syms), by_addr);
+}
+
+/* The function @addr is in: the last symbol at or below it. */
+static struct sym *lookup(uint64_t addr)
+{
+	size_t lo = 0, hi = nsyms;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return syms[lo].addr <= addr ? &syms[lo] : NULL;
+}
+
+static void read_counts(const char *path, int run)
+{
+	uint64_t addr, count;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path, -errno);
+	while (fscanf(f, "%" SCNx64 " %" SCNu64, &addr, &count) == 2) {
+		struct sym *s = NULL;
+
+		if (addr >= stext && addr < etext)
+			s = lookup(addr);
+		if (s)
+			s->count[run] += count;
+		else
+			extra[addr < USER_END ? USER : OTHER][run] += count;
+	}
+	fclose(f);
+}
+
+struct row {
+	const char *name;
+	double per_op;
+};
+
+#define MAX_GROUPS	16
+
+static struct group {
+	char name[64];
+	regex_t re;
+	double per_op;
+} groups[MAX_GROUPS];
+static int ngroups;
+
+/* GROUPS: "NAME<TAB>REGEX" lines; # starts a comment line. */
+static void read_groups(const char *path)
+{
+	char line[2048];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path, -errno);
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t');
+
+		if (line[0] == '#' || !tab)
+			continue;
+		if (ngroups == MAX_GROUPS)
+			die("too many groups", -E2BIG);
+		*tab = '\0';
+		tab[strcspn(tab + 1, "\n") + 1] = '\0';
+		snprintf(groups[ngroups].name, sizeof(groups[0].name), "%.63s",
+			 line);
+		if (regcomp(&groups[ngroups].re, tab + 1,
+			    REG_EXTENDED | REG_NOSUB))
+			die(line, -EINVAL);
+		ngroups++;
+	}
+	fclose(f);
+}
+
+/* Each row's cost to the first group whose expression matches its name. */
+static void sum_groups(const struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (int g = 0; g < ngroups; g++)
+			if (!regexec(&groups[g].re, rows[i].name, 0, NULL, 0)) {
+				groups[g].per_op += rows[i].per_op;
+				break;
+			}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct row *)a)->name,
+		      ((const struct row *)b)->name);
+}
+
+/* One row per name: static functions of different files share names. */
+static size_t merge(struct row *rows, size_t n)
+{
+	size_t out = 0;
+
+	qsort(rows, n, sizeof(*rows), by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (out && !strcmp(rows[out - 1].name, rows[i].name))
+			rows[out - 1].per_op += rows[i].per_op;
+		else
+			rows[out++] = rows[i];
+	}
+	return out;
+}
+
+static int by_cost(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return x->per_op < y->per_op ? 1 : x->per_op > y->per_op ? -1 : 0;
+}
+
+/* The mean over the @runs - 1 differences of @count, per operation. */
+static double per_op(const double *count, int runs, double ops)
+{
+	return (count[runs - 1] - count[0]) / (runs - 1) / ops;
+}
+
+int main(int argc, char **argv)
+{
+	double ops, est[MAX_RUNS] = { 0 }, total, lo, hi, kernel = 0;
+	struct row *rows;
+	size_t nrows = 0;
+	int runs, top;
+
+	if (argc > 2 && !strcmp(argv[1], "-g")) {
+		read_groups(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 6 || argc - 4 > MAX_RUNS) {
+		fprintf(stderr, "usage: report [-g GROUPS] SYSTEM_MAP OPS TOP "
+			"COUNTS_1 COUNTS_2 [COUNTS_3...] (at most %d)\n",
+			MAX_RUNS);
+		return 2;
+	}
+	ops = atof(argv[2]);
+	top = atoi(argv[3]);
+	runs = argc - 4;
+	if (ops <= 0)
+		die("OPS must be positive", -EINVAL);
+	read_map(argv[1]);
+	for (int r = 0; r < runs; r++)
+		read_counts(argv[4 + r], r);
+
+	/* the total per estimate, for the spread */
+	for (int r = 1; r < runs; r++) {
+		for (size_t i = 0; i < nsyms; i++)
+			est[r] += syms[i].count[r] - syms[i].count[r - 1];
+		for (int e = 0; e < EXTRA; e++)
+			est[r] += extra[e][r] - extra[e][r - 1];
+		est[r] /= ops;
+	}
+	lo = hi = est[1];
+	for (int r = 2; r < runs; r++) {
+		lo = est[r] < lo ? est[r] : lo;
+		hi = est[r] > hi ? est[r] : hi;
+	}
+
+	rows = calloc(nsyms + EXTRA, sizeof(*rows));
+	if (!rows)
+		die("calloc", -ENOMEM);
+	for (size_t i = 0; i < nsyms; i++) {
+		double v = per_op(syms[i].count, runs, ops);
+
+		kernel += v;
+		if (v != 0)
+			rows[nrows++] = (struct row){ syms[i].name, v };
+	}
+	for (int e = 0; e < EXTRA; e++) {
+		double v = per_op(extra[e], runs, ops);
+
+		if (e != USER)
+			kernel += v;
+		rows[nrows++] = (struct row){ extra_name[e], v };
+	}
+	total = kernel + per_op(extra[USER], runs, ops);
+	nrows = merge(rows, nrows);
+	qsort(rows, nrows, sizeof(*rows), by_cost);
+	sum_groups(rows, nrows);
+
+	printf("%.0f instructions per operation (kernel %.0f, user space "
+	       "%.0f); %d estimate%s of %.0f operations each", total, kernel,
+	       total - kernel, runs - 1, runs > 2 ? "s" : "", ops);
+	if (runs > 2)
+		printf(", spread %.2f%%", 100 * (hi - lo) / total);
+	printf("\n\n");
+	if (ngroups) {
+		printf("| instructions/op | share | group (profile/groups.txt) "
+		       "|\n|--:|--:|---|\n");
+		for (int g = 0; g < ngroups; g++)
+			printf("| %.0f | %.1f%% | %s |\n", groups[g].per_op,
+			       100 * groups[g].per_op / total, groups[g].name);
+		printf("\n");
+	}
+	printf("| instructions/op | share | function |\n|--:|--:|---|\n");
+	for (size_t i = 0; i < nrows && (int)i < top; i++)
+		printf("| %.0f | %.1f%% | %s |\n", rows[i].per_op,
+		       100 * rows[i].per_op / total, rows[i].name);
+	return 0;
+}
