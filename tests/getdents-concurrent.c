@@ -155,7 +155,7 @@ int main(void)
 			run(fss[i], dir, 0, round);
 		}
 		gd_remove_dir(dir, NR);
-		umount(top);
+		t_check_umount(top);
 	}
 	return t_exit();
 }

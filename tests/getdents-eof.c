@@ -117,9 +117,8 @@ int main(void)
 		directory("tmpfs", "/tmp/getdents-eof-tmpfs", counts[i]);
 		directory("ramfs", "/tmp/getdents-eof-ramfs", counts[i]);
 	}
-	umount("/tmp/getdents-eof-tmpfs");
-	umount("/tmp/getdents-eof-ramfs");
-
 	io_uring_queue_exit(&ring);
+	t_check_umount("/tmp/getdents-eof-tmpfs");
+	t_check_umount("/tmp/getdents-eof-ramfs");
 	return t_exit();
 }

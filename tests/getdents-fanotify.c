@@ -159,7 +159,7 @@ int main(void)
 	directory("ramfs", "/tmp/getdents-fan-ramfs");
 
 	io_uring_queue_exit(&ring);
-	umount("/tmp/getdents-fan-tmpfs");
-	umount("/tmp/getdents-fan-ramfs");
+	t_check_umount("/tmp/getdents-fan-tmpfs");
+	t_check_umount("/tmp/getdents-fan-ramfs");
 	return t_exit();
 }

@@ -124,9 +124,8 @@ int main(void)
 	position("tmpfs", "/tmp/getdents-pos-tmpfs/d");
 	gd_mount("ramfs", "/tmp/getdents-pos-ramfs");
 	position("ramfs", "/tmp/getdents-pos-ramfs/d");
-	umount("/tmp/getdents-pos-tmpfs");
-	umount("/tmp/getdents-pos-ramfs");
-
 	io_uring_queue_exit(&ring);
+	t_check_umount("/tmp/getdents-pos-tmpfs");
+	t_check_umount("/tmp/getdents-pos-ramfs");
 	return t_exit();
 }

@@ -185,8 +185,7 @@ int main(void)
 		char top[64];
 
 		snprintf(top, sizeof(top), "/tmp/getdents-race-%s", fss[i]);
-		t_check(t_wait_for(!umount(top)), "%s unmounts: no directory "
-			"reference is left (errno %d)", fss[i], errno);
+		t_check_umount(top);
 	}
 	t_check(t_count_fds() == fds, "no regular fd is left behind");
 	return t_exit();

@@ -102,13 +102,12 @@ int main(void)
 	generated("tmpfs", "/tmp/getdents-tmpfs");
 	gd_mount("ramfs", "/tmp/getdents-ramfs");
 	generated("ramfs", "/tmp/getdents-ramfs");
-	umount("/tmp/getdents-tmpfs");
-	umount("/tmp/getdents-ramfs");
-
 	compare("procfs /proc/sys/kernel", "/proc/sys/kernel", -1, sizes, 3);
 	compare("sysfs /sys/kernel", "/sys/kernel", -1, sizes, 3);
 	compare("devtmpfs /dev", "/dev", -1, sizes, 3);
 
 	io_uring_queue_exit(&ring);
+	t_check_umount("/tmp/getdents-tmpfs");
+	t_check_umount("/tmp/getdents-ramfs");
 	return t_exit();
 }

@@ -114,7 +114,7 @@ int main(void)
 	refused_by_kernel(h.port, root, pidpath, pidpath + 1);
 
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");
-	umount(ROOT "/proc");
+	t_check_umount(ROOT "/proc");
 	close(root);
 	return t_exit();
 }

@@ -136,7 +136,6 @@ else
 	result "not ok" "$what"
 	sed 's/^/# /' "$prof.log" | tail -20
 fi
-fi
 
 # 5. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -186,6 +187,21 @@ static inline long t_nr_files(void)
 			usleep(10000);                                  \
 		t_ok;                                                   \
 	})
+
+/*
+ * Unmount the scratch filesystem a test mounted at @path, and check that it
+ * goes: a file or directory on it that a request or a ring still holds
+ * (past the ring's exit work, hence the wait) keeps it busy, a leak.
+ */
+#define t_check_umount(path)                                            \
+	do {                                                            \
+		const char *t_path = (path);                            \
+		int t_ok = t_wait_for(!umount(t_path));                 \
+		int t_err = t_ok ? 0 : errno;                           \
+									\
+		t_check(t_ok, "%s unmounts: nothing on it is held%s%s",  \
+			t_path, t_ok ? "" : ": ", t_ok ? "" : strerror(t_err)); \
+	} while (0)
 
 /*
  * Whether nothing but us has @path open for writing: a write lease is

@@ -299,6 +299,6 @@ int main(void)
 	t_check(WIFEXITED(status) && !WEXITSTATUS(status),
 		"uid %d: every case as the syscall gives it (status %#x)",
 		NOBODY, status);
-	umount(ROOT "/ro/mnt");
+	t_check_umount(ROOT "/ro/mnt");
 	return t_exit();
 }
