@@ -27,8 +27,9 @@
  * listens; on SIGTERM it stops and prints
  * "conns=N cpu=S fdops=N nofile_limit=N wq_cpu=S": cpu is the CPU time of
  * all its threads from "ready" on, wq_cpu the part of it io-wq workers ran,
- * fdops the fd-table installs and removals it caused (accept4, ACCEPT, close, CLOSE of an fd). Modes d and e run with
- * RLIMIT_NOFILE locked (bench.h), which proves their count of 0.
+ * fdops the fd-table installs and removals it caused (accept4, ACCEPT,
+ * close, CLOSE of an fd). Modes d and e run with RLIMIT_NOFILE locked
+ * (bench.h), which proves their count of 0.
  */
 #include <pthread.h>
 #include <signal.h>
