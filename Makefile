@@ -101,11 +101,13 @@ $(BIN)/%: demo/%.c $(HDRS) | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 # --wrap: the server counts the heap allocations it makes after start-up
-$(BIN)/nofd-httpd: httpd/nofd-httpd.c httpd/http.c httpd/http.h $(HDRS) | deps
+HTTPD_SRCS := httpd/nofd-httpd.c httpd/options.c httpd/setup.c httpd/serve.c \
+	httpd/http.c
+$(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/nofd-httpd.h httpd/http.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ihttpd $(LDFLAGS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
-		-o $@ httpd/nofd-httpd.c httpd/http.c $(LDLIBS)
+		-o $@ $(HTTPD_SRCS) $(LDLIBS)
 
 $(BIN)/versus: httpd/versus.c lib/die.h | deps
 	@mkdir -p $(@D)

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nofd-httpd.h: what the server's files share: the slot layout, the
+ * connection and worker structs, the op and phase enums.
+ *
+ * nofd-httpd: a static HTTP/1.1 server that holds no file descriptor per
+ * connection, file or directory. Each thread has one ring, and everything
+ * it serves lives in that ring's fixed-file table:
+ *
+ *   slot 0            the listener: SOCKET direct, SO_REUSEPORT, BIND, LISTEN
+ *   slot 1            the document root, OPENAT O_PATH|O_DIRECTORY direct
+ *   slot 2            the access log file, when it is a file
+ *   CONN..CONN+n      connections, from multishot ACCEPT into ALLOC slots
+ *   then, per connection i: two file slots (a file, or a directory and its
+ *   index.html) and a pipe's two ends (SPLICE file -> pipe -> socket)
+ *
+ * A request's file is opened with OPENAT2 relative to the root slot, with
+ * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, into the connection's file slot,
+ * linked to a STATX of that slot; directories are listed with GETDENTS.
+ * The process's descriptor table holds 0, 1, 2 and one ring per thread,
+ * whatever the load. All memory is allocated at start.
+ *
+ * The state machine: every SQE of a connection carries its index in
+ * user_data, and a connection moves on to its next phase when the last of
+ * its requests in flight has completed (c->inflight reaches 0).
+ *
+ * The files: nofd-httpd.c (main, the start-up message, the count of heap
+ * allocations after start-up), options.c (the command line), setup.c (the
+ * kernel check, each worker's ring, table, buffers, listener, root and
+ * log), serve.c (the event loop and every phase of a connection).
+ */
+#ifndef NOFD_HTTPD_H
+#define NOFD_HTTPD_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "die.h"
+#include "nofd.h"
+#include "http.h"
+
+#define SLOT_LISTEN	0
+#define SLOT_ROOT	1
+#define SLOT_LOG	2
+#define SLOT_CONN	3
+
+#define CHUNK		65536	/* body bytes per READ+SEND or SPLICE pair */
+#define OUT_MAX		2048	/* response head, error bodies */
+#define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
+/* a listing's HTML: the body before the GETDENTS buffer, less the room
+ * its closing tags take */
+#define LIST_MAX	(CHUNK - DENTS_MAX - 64)
+#define LOG_MAX		65536	/* access log lines waiting for a WRITE */
+#define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
+#define REARM_CLOSES	64	/* connections closed between ACCEPT re-arms */
+
+enum send_mode { SEND_AUTO, SEND_SPLICE, SEND_READ };
+
+struct options {
+	const char *addr;
+	int port;
+	const char *root;
+	int threads;
+	unsigned int entries;
+	unsigned int max_conns;
+	enum send_mode send;
+	unsigned int idle_ms, header_ms, send_ms;
+	const char *log;	/* NULL: off; "-": stdout */
+	bool defer;
+	bool stats;
+};
+
+extern struct options opt;
+
+enum op {
+	OP_ACCEPT = 1, OP_RECV, OP_TIMEOUT, OP_PEER, OP_OPEN, OP_STATX,
+	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
+	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_CANCEL_ACCEPT, OP_LOG, OP_MSG, OP_WAKE,
+};
+
+enum phase {
+	PH_FREE, PH_RECV, PH_OPEN, PH_INDEX, PH_DENTS, PH_SEND, PH_CLOSE,
+};
+
+#define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
+
+/*
+ * The listener's multishot ACCEPT: not armed (before the loop, while the
+ * table is full, once stopped), armed, or armed with a cancel in flight
+ * so that it is armed afresh (conn_close() says why).
+ */
+enum accept_state { ACCEPT_OFF, ACCEPT_ARMED, ACCEPT_REARMING };
+
+
+
+struct conn {
+	enum phase phase;
+	unsigned int inflight;		/* SQEs whose CQE has not come */
+	int slot_a, slot_b;		/* file slots; fslot is the open one */
+	int pipe_rd, pipe_wr;		/* the pipe's slots, after slot_b */
+	int fslot;
+	bool file_open, other_open, pipe_open;
+	bool keepalive, failed, timed_out, dir_slash;
+	bool no_body;			/* HEAD, or an error's answer to one */
+	bool use_read;			/* this body: READ+SEND, not SPLICE */
+	/* the request being read: buffer, bytes in it, its head's length */
+	char *req;
+	size_t req_len, head_len;
+	uint64_t head_start;		/* ms, first byte of this request */
+	struct http_request hr;
+	char path[HTTP_TARGET_MAX + 16];
+	/* results of the phase's requests */
+	int recv_res, open_res, statx_res, dents_res;
+	unsigned int dents_flags;
+	struct statx stx;
+	struct open_how how;
+	struct __kernel_timespec ts;
+	/* the response */
+	int status;
+	char *out;			/* head (and small bodies) */
+	size_t out_len;
+	char *body;			/* CHUNK bytes, registered for READ */
+	size_t body_len;		/* listing bytes in body */
+	uint64_t file_off, file_left;
+	uint64_t chain_body;		/* body bytes the chain in flight sends */
+	uint64_t sent;			/* body bytes sent, for the log */
+	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
+	/* for the access log */
+	struct sockaddr_in6 peer;
+	socklen_t peer_len;
+};
+
+struct worker {
+	int id;
+	pthread_t thread;
+	struct io_uring ring;
+	unsigned int nconn;		/* conns[]: limit + SPARE_CONNS */
+	unsigned int limit;		/* served at once; more get 503 */
+	struct conn *conns;
+	char *mem;			/* every conn's buffers, in one piece */
+	unsigned int active;		/* accepted, not yet closed */
+	enum accept_state accept;	/* the multishot ACCEPT's */
+	unsigned int closes_since_arm;
+	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
+	uint64_t now_ms;
+	time_t now;
+	char date[HTTP_DATE_LEN];
+	/* access log: lines gather in log[fill]; the other is being written */
+	char log[2][LOG_MAX];
+	size_t log_len;
+	int log_fill;
+	bool log_busy;
+	/* counters for --stats */
+	unsigned long requests, accepted, rejected, log_dropped;
+};
+
+extern struct worker *workers;
+extern volatile sig_atomic_t stop_signal;
+extern pthread_barrier_t workers_ready;
+
+static inline uint64_t ud(enum op op, unsigned int idx)
+{
+	return (uint64_t)op << 32 | idx;
+}
+
+/* options.c */
+void parse_options(int argc, char **argv);
+
+/* setup.c */
+void require_nofd(void);
+void worker_init(struct worker *w);
+int bound_port(struct worker *w);
+
+/* serve.c */
+void *worker_loop(void *arg);
+
+/* nofd-httpd.c */
+void announce(struct worker *w);
+
+#endif

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c: nofd-httpd's command line, into opt.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nofd-httpd.h"
+
+struct options opt = {
+	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
+	.max_conns = 512, .send = SEND_AUTO, .idle_ms = 60000,
+	.header_ms = 10000, .send_ms = 30000, .log = "-", .defer = true,
+};
+
+static void usage(FILE *f, int status)
+{
+	fprintf(f,
+"usage: nofd-httpd [OPTION]...\n"
+"Serve the files under a document root over HTTP/1.1 (GET, HEAD), holding\n"
+"no file descriptor per connection, file or directory: each thread's ring\n"
+"keeps them in its fixed-file table. Needs the nofd kernel.\n"
+"\n"
+"  -a, --addr ADDR        IPv4 or IPv6 address to listen on (default 0.0.0.0)\n"
+"  -p, --port PORT        TCP port (default 8080; 0: any, printed at start)\n"
+"  -r, --root DIR         document root (default the current directory);\n"
+"                         no request resolves outside it\n"
+"  -t, --threads N        threads, one ring and one listener (SO_REUSEPORT)\n"
+"                         each (default: the number of CPUs)\n"
+"  -e, --entries N        submission queue entries per ring (default 256)\n"
+"  -c, --max-conns N      connections served at once, in all (default 512);\n"
+"                         one more gets 503 and is closed\n"
+"  -s, --send MODE        how file bodies are sent: splice (SPLICE file ->\n"
+"                         direct pipe -> socket), read (READ into registered\n"
+"                         buffers, then SEND) or auto (the default: read for\n"
+"                         a body that fits one 64 KiB buffer with its head,\n"
+"                         splice for larger ones)\n"
+"      --idle-timeout MS  close a keep-alive connection idle this long\n"
+"                         (default 60000)\n"
+"      --header-timeout MS\n"
+"                         answer 408 and close when a request head takes\n"
+"                         longer than this to arrive (default 10000)\n"
+"      --send-timeout MS  close a connection whose client takes longer than\n"
+"                         this to take one part of a response (default 30000)\n"
+"  -l, --access-log FILE  common log format, one line per request, to FILE\n"
+"                         (opened as a direct descriptor) or - for stdout\n"
+"                         (the default)\n"
+"  -n, --no-access-log    no access log\n"
+"      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN (they\n"
+"                         save CPU on small responses and cost some on\n"
+"                         large ones: httpd/README.md)\n"
+"      --stats            at exit, print counters and the heap allocations\n"
+"                         made after start-up to stderr\n"
+"  -h, --help             this text\n"
+"\n"
+"SIGINT or SIGTERM: stop accepting, finish the responses in flight, exit 0.\n"
+"See httpd/README.md.\n");
+	exit(status);
+}
+
+static unsigned long number(const char *s, const char *what, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v > max) {
+		fprintf(stderr, "nofd-httpd: %s: '%s' is not a number up to %lu\n",
+			what, s, max);
+		exit(2);
+	}
+	return v;
+}
+
+void parse_options(int argc, char **argv)
+{
+	enum { O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS };
+	static const struct option longs[] = {
+		{ "addr", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "entries", required_argument, NULL, 'e' },
+		{ "max-conns", required_argument, NULL, 'c' },
+		{ "send", required_argument, NULL, 's' },
+		{ "idle-timeout", required_argument, NULL, O_IDLE },
+		{ "header-timeout", required_argument, NULL, O_HEADER },
+		{ "send-timeout", required_argument, NULL, O_SENDT },
+		{ "access-log", required_argument, NULL, 'l' },
+		{ "no-access-log", no_argument, NULL, 'n' },
+		{ "no-defer", no_argument, NULL, O_NODEFER },
+		{ "stats", no_argument, NULL, O_STATS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ch;
+
+	opt.threads = sysconf(_SC_NPROCESSORS_ONLN);
+	while ((ch = getopt_long(argc, argv, "a:p:r:t:e:c:s:l:nh", longs,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'a': opt.addr = optarg; break;
+		case 'p': opt.port = number(optarg, "--port", 65535); break;
+		case 'r': opt.root = optarg; break;
+		case 't': opt.threads = number(optarg, "--threads", 64); break;
+		case 'e': opt.entries = number(optarg, "--entries", 32768); break;
+		case 'c': opt.max_conns = number(optarg, "--max-conns", 65536);
+			  break;
+		case 's':
+			if (!strcmp(optarg, "auto"))
+				opt.send = SEND_AUTO;
+			else if (!strcmp(optarg, "splice"))
+				opt.send = SEND_SPLICE;
+			else if (!strcmp(optarg, "read"))
+				opt.send = SEND_READ;
+			else
+				usage(stderr, 2);
+			break;
+		case O_IDLE: opt.idle_ms = number(optarg, "--idle-timeout",
+						  INT_MAX); break;
+		case O_HEADER: opt.header_ms = number(optarg, "--header-timeout",
+						      INT_MAX); break;
+		case O_SENDT: opt.send_ms = number(optarg, "--send-timeout",
+						   INT_MAX); break;
+		case 'l': opt.log = optarg; break;
+		case 'n': opt.log = NULL; break;
+		case O_NODEFER: opt.defer = false; break;
+		case O_STATS: opt.stats = true; break;
+		case 'h': usage(stdout, 0); break;
+		default: usage(stderr, 2);
+		}
+	}
+	if (optind < argc || opt.threads < 1 || opt.entries < 8 ||
+	    !opt.max_conns || !opt.idle_ms || !opt.header_ms || !opt.send_ms)
+		usage(stderr, 2);
+}

@@ -1,0 +1,945 @@
+// SPDX-License-Identifier: MIT
+/*
+ * serve.c: nofd-httpd's event loop and the phases of a connection. Every
+ * SQE of a connection carries its index in user_data, and a connection
+ * moves on to its next phase when the last of its requests in flight has
+ * completed (c->inflight reaches 0): handle_cqe() -> record() -> advance().
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "nofd-httpd.h"
+
+static unsigned int conn_index(struct worker *w, struct conn *c)
+{
+	return c - w->conns;
+}
+
+static int conn_slot(struct worker *w, struct conn *c)
+{
+	return SLOT_CONN + conn_index(w, c);
+}
+
+/* The connection's file slot that is not c->fslot */
+static int other_slot(struct conn *c)
+{
+	return c->fslot == c->slot_a ? c->slot_b : c->slot_a;
+}
+
+/* Room for @n SQEs in a row, so that a chain is never split by a submit. */
+static void reserve(struct worker *w, unsigned int n)
+{
+	if (io_uring_sq_space_left(&w->ring) < n)
+		io_uring_submit(&w->ring);
+}
+
+static struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
+				    enum op op)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe) {
+		io_uring_submit(&w->ring);
+		sqe = io_uring_get_sqe(&w->ring);
+	}
+	io_uring_sqe_set_data64(sqe, ud(op, c ? conn_index(w, c) : NO_CONN));
+	if (c)
+		c->inflight++;
+	return sqe;
+}
+
+/* A LINK_TIMEOUT of @ms for the SQE before it */
+static void link_timeout(struct worker *w, struct conn *c, unsigned int ms)
+{
+	struct io_uring_sqe *sqe;
+
+	c->ts.tv_sec = ms / 1000;
+	c->ts.tv_nsec = (ms % 1000) * 1000000L;
+	sqe = sqe_for(w, c, OP_TIMEOUT);
+	io_uring_prep_link_timeout(sqe, &c->ts, 0);
+}
+
+static void close_slot(struct worker *w, struct conn *c, int slot)
+{
+	io_uring_prep_close_direct(sqe_for(w, c, OP_CLOSE), slot);
+}
+
+/* ---- access log ---- */
+
+static void log_flush(struct worker *w)
+{
+	struct io_uring_sqe *sqe;
+
+	if (w->log_busy || !w->log_len)
+		return;
+	sqe = sqe_for(w, NULL, OP_LOG);
+	if (strcmp(opt.log, "-")) {
+		io_uring_prep_write(sqe, SLOT_LOG, w->log[w->log_fill],
+				    w->log_len, -1);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	} else {
+		io_uring_prep_write(sqe, STDOUT_FILENO, w->log[w->log_fill],
+				    w->log_len, -1);
+	}
+	w->log_busy = true;
+	w->log_fill ^= 1;
+	w->log_len = 0;
+}
+
+static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
+{
+	char host[INET6_ADDRSTRLEN] = "-", line[600], *l = w->log[w->log_fill];
+	struct tm tm;
+	size_t n = 0;
+	int len;
+
+	if (!opt.log)
+		return;
+	if (c->peer_len && c->peer.sin6_family == AF_INET) {
+		struct sockaddr_in *in = (void *)&c->peer;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+	} else if (c->peer_len) {
+		inet_ntop(AF_INET6, &c->peer.sin6_addr, host, sizeof(host));
+	}
+	/* the request line, quotes and controls escaped, at most 512 bytes */
+	for (size_t i = 0; i < c->hr.line_len && n < 512; i++) {
+		unsigned char ch = c->hr.line[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+			n += snprintf(line + n, 5, "\\x%02x", ch);
+		else
+			line[n++] = ch;
+	}
+	line[n] = '\0';
+	gmtime_r(&w->now, &tm);
+	if (LOG_MAX - w->log_len < 800) {
+		w->log_dropped++;
+		return;
+	}
+	len = snprintf(l + w->log_len, LOG_MAX - w->log_len,
+		       "%s - - [%02d/%s/%d:%02d:%02d:%02d +0000] \"%s\" %d %llu\n",
+		       host, tm.tm_mday,
+		       (const char *[]){ "Jan", "Feb", "Mar", "Apr", "May",
+			"Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+			"Dec" }[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour,
+		       tm.tm_min, tm.tm_sec, c->hr.line_len ? line : "-",
+		       c->status, (unsigned long long)bytes);
+	w->log_len += len;
+	if (w->log_len > LOG_MAX / 2)
+		log_flush(w);
+}
+
+/* ---- connections ---- */
+
+static void arm_recv(struct worker *w, struct conn *c);
+static void cancel_accept(struct worker *w);
+static void request_done(struct worker *w, struct conn *c);
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+
+	c->phase = PH_CLOSE;
+	if (c->file_open)
+		close_slot(w, c, c->fslot);
+	if (c->other_open)
+		close_slot(w, c, other_slot(c));
+	if (c->pipe_open) {
+		close_slot(w, c, c->pipe_rd);
+		close_slot(w, c, c->pipe_wr);
+	}
+	/*
+	 * SHUTDOWN sends our FIN now, whatever may still hold the socket;
+	 * the hard link closes the slot whatever SHUTDOWN says (-ENOTCONN
+	 * after a reset). On 6.12 it was needed: a file removed from the
+	 * table was put only once every request issued before the removal
+	 * had completed, and the armed multishot ACCEPT is such a request,
+	 * so the CLOSE alone left the client waiting. 7.3 puts a slot's
+	 * file once its own requests are done.
+	 */
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_SHUTDOWN);
+	io_uring_prep_shutdown(sqe, conn_slot(w, c), SHUT_RDWR);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
+	close_slot(w, c, conn_slot(w, c));
+	c->file_open = c->other_open = c->pipe_open = false;
+	/* and re-arm the ACCEPT now and then, so that what it holds back
+	 * is put (below) */
+	if (++w->closes_since_arm >= REARM_CLOSES &&
+	    w->accept == ACCEPT_ARMED && !w->stopping) {
+		cancel_accept(w);
+		w->accept = ACCEPT_REARMING;
+	}
+}
+
+/*
+ * Cancel the multishot ACCEPT: its last CQE (-ECANCELED, no F_MORE) says
+ * it ended. A cancel that finds it between two of its completions fails
+ * (-EALREADY, -ENOENT) and is tried again from handle_cqe().
+ */
+static void cancel_accept(struct worker *w)
+{
+	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
+
+	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN), 0);
+}
+
+static void arm_accept(struct worker *w)
+{
+	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_ACCEPT);
+
+	io_uring_prep_multishot_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	w->accept = ACCEPT_ARMED;
+	w->closes_since_arm = 0;
+}
+
+static void conn_free(struct worker *w, struct conn *c)
+{
+	c->phase = PH_FREE;
+	w->active--;
+	if (!w->stopping && w->accept == ACCEPT_OFF)
+		arm_accept(w);
+}
+
+/* The head and @body (@len bytes, NULL for none), then the next request. */
+static void send_out(struct worker *w, struct conn *c, const char *body,
+		     size_t len)
+{
+	struct io_uring_sqe *sqe;
+
+	c->phase = PH_SEND;
+	c->file_left = 0;
+	reserve(w, 3);
+	sqe = sqe_for(w, c, OP_SEND);
+	io_uring_prep_send(sqe, conn_slot(w, c), c->out, c->out_len,
+			   MSG_NOSIGNAL | MSG_WAITALL | (len ? MSG_MORE : 0));
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	if (len) {
+		sqe = sqe_for(w, c, OP_SEND);
+		io_uring_prep_send(sqe, conn_slot(w, c), body, len,
+				   MSG_NOSIGNAL | MSG_WAITALL);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	}
+	link_timeout(w, c, opt.send_ms);
+	c->chain_body = len;
+}
+
+/*
+ * The response head, into c->out. @type NULL: no body follows and none is
+ * described (304), so no Content-Type or Content-Length either.
+ */
+static void write_head(struct worker *w, struct conn *c, int status,
+		       const char *type, uint64_t length, const char *extra)
+{
+	char body_lines[128] = "";
+	int n;
+
+	if (type)
+		snprintf(body_lines, sizeof(body_lines), "Content-Type: %s\r\n"
+			 "Content-Length: %llu\r\n", type,
+			 (unsigned long long)length);
+	c->status = status;
+	n = snprintf(c->out, OUT_MAX,
+		     "HTTP/1.1 %d %s\r\nServer: nofd-httpd\r\nDate: %s\r\n"
+		     "%s%sConnection: %s\r\n\r\n",
+		     status, http_reason(status), w->date, body_lines,
+		     extra ? extra : "", c->keepalive ? "keep-alive" : "close");
+	c->out_len = n < OUT_MAX ? n : OUT_MAX - 1;
+}
+
+/* An error page; the connection stays open for the client's mistakes
+ * about a resource, and is closed after the others. */
+static void respond_error(struct worker *w, struct conn *c, int status)
+{
+	char body[256];
+	int n = snprintf(body, sizeof(body),
+			 "<html><head><title>%d %s</title></head><body>"
+			 "<h1>%d %s</h1></body></html>\n", status,
+			 http_reason(status), status, http_reason(status));
+
+	if (status != 403 && status != 404 && status != 405)
+		c->keepalive = false;
+	write_head(w, c, status, "text/html", n,
+	     status == 405 ? "Allow: GET, HEAD\r\n" : NULL);
+	if (!c->no_body && c->out_len + n < OUT_MAX) {
+		memcpy(c->out + c->out_len, body, n);
+		c->out_len += n;
+	}
+	send_out(w, c, NULL, 0);
+	c->chain_body = c->no_body ? 0 : n;
+}
+
+/*
+ * Answer @status to a request that is read no further (its head was bad
+ * or did not come in time, or there is no room for the connection), then
+ * close: a body whatever the method, and no request line in the log.
+ */
+static void respond_and_close(struct worker *w, struct conn *c, int status)
+{
+	c->no_body = false;
+	c->keepalive = false;
+	c->hr.line_len = 0;
+	respond_error(w, c, status);
+}
+
+static void respond_redirect(struct worker *w, struct conn *c)
+{
+	char loc[sizeof(c->path) * 3 + 32] = "Location: /";
+	size_t pos = strlen(loc);
+	char *seg = c->path;
+
+	/* each segment escaped, the slashes kept, a slash added */
+	while (*seg) {
+		char *slash = strchr(seg, '/'), save = 0;
+
+		if (slash) {
+			save = *slash;
+			*slash = '\0';
+		}
+		http_escape_url(loc, sizeof(loc) - 4, &pos, seg);
+		loc[pos++] = '/';
+		if (!slash)
+			break;
+		*slash = save;
+		seg = slash + 1;
+	}
+	memcpy(loc + pos, "\r\n", 3);
+	write_head(w, c, 301, "text/html", 0, loc);
+	send_out(w, c, NULL, 0);
+}
+
+/* Send the next part of the file: SPLICE through the pipe or READ+SEND. */
+static void send_chunk(struct worker *w, struct conn *c, bool first)
+{
+	size_t hl = first ? c->out_len : 0;
+	size_t n = c->file_left < CHUNK ? c->file_left : CHUNK;
+	struct io_uring_sqe *sqe;
+	int sock = conn_slot(w, c);
+
+	c->phase = PH_SEND;
+	reserve(w, 5);
+	if (c->use_read) {
+		if (n > CHUNK - hl)
+			n = CHUNK - hl;
+		if (hl)
+			memcpy(c->body, c->out, hl);
+		sqe = sqe_for(w, c, OP_READ);
+		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
+					 c->file_off, 0);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe = sqe_for(w, c, OP_SEND);
+		io_uring_prep_send(sqe, sock, c->body, hl + n,
+				   MSG_NOSIGNAL | MSG_WAITALL);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	} else {
+		if (!c->pipe_open) {
+			sqe = sqe_for(w, c, OP_PIPE);
+			io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0,
+						  c->pipe_rd);
+			sqe->flags |= IOSQE_IO_LINK;
+			c->pipe_open = true;
+		}
+		if (hl) {
+			sqe = sqe_for(w, c, OP_SEND);
+			io_uring_prep_send(sqe, sock, c->out, hl,
+					   MSG_NOSIGNAL | MSG_WAITALL | MSG_MORE);
+			sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		}
+		sqe = sqe_for(w, c, OP_SPLICE_IN);
+		io_uring_prep_splice(sqe, c->fslot, c->file_off,
+				     c->pipe_wr, -1, n, SPLICE_F_FD_IN_FIXED);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe = sqe_for(w, c, OP_SPLICE_OUT);
+		io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
+				     SPLICE_F_FD_IN_FIXED);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	}
+	link_timeout(w, c, opt.send_ms);
+	c->file_off += n;
+	c->file_left -= n;
+	c->chain_body = n;
+	c->body_len = n;	/* what each op of the chain must move */
+}
+
+static void serve_file(struct worker *w, struct conn *c, const char *name)
+{
+	char lm[HTTP_DATE_LEN], extra[64];
+	time_t mtime = c->stx.stx_mtime.tv_sec;
+
+	http_date(mtime, lm);
+	snprintf(extra, sizeof(extra), "Last-Modified: %s\r\n", lm);
+	if (c->hr.if_modified_since >= 0 && mtime <= c->hr.if_modified_since) {
+		write_head(w, c, 304, NULL, 0, extra);
+		send_out(w, c, NULL, 0);
+		return;
+	}
+	write_head(w, c, 200, http_content_type(name), c->stx.stx_size,
+		   extra);
+	c->file_off = 0;
+	c->file_left = c->no_body ? 0 : c->stx.stx_size;
+	/* auto: a body that fits one buffer with the head goes by READ+SEND,
+	 * a larger one by SPLICE (httpd/README.md has the measurements) */
+	c->use_read = opt.send == SEND_READ ||
+		      (opt.send == SEND_AUTO &&
+		       c->file_left + c->out_len <= CHUNK);
+	if (!c->file_left) {
+		send_out(w, c, NULL, 0);
+		return;
+	}
+	send_chunk(w, c, true);
+}
+
+/* Open @path relative to the slot @dir into @slot, linked to its STATX. */
+static void open_stat(struct worker *w, struct conn *c, int dir,
+		      const char *path, int slot, enum phase phase)
+{
+	struct io_uring_sqe *sqe;
+
+	c->phase = phase;
+	c->how = (struct open_how){
+		.flags = O_RDONLY | O_NONBLOCK,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	c->open_res = c->statx_res = -ECANCELED;
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_OPEN);
+	io_uring_prep_openat2_direct(sqe, dir, path, &c->how, slot);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	sqe = sqe_for(w, c, OP_STATX);
+	io_uring_prep_fstatx_direct(sqe, slot, STATX_TYPE | STATX_MODE |
+				    STATX_SIZE | STATX_MTIME, &c->stx);
+}
+
+static int open_status(int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -ENOTDIR:
+		return 404;
+	case -EACCES:
+	case -EPERM:
+	case -EXDEV:	/* RESOLVE_BENEATH: out of the root */
+	case -ELOOP:	/* a magic link, or a symlink loop */
+	case -ENXIO:	/* a socket or a FIFO */
+		return 403;
+	case -ENAMETOOLONG:
+		return 414;
+	default:
+		return 500;
+	}
+}
+
+static void handle_request(struct worker *w, struct conn *c)
+{
+	int ret;
+
+	c->no_body = c->hr.method == HTTP_HEAD;
+	/* a body we do not read would be taken for the next request */
+	c->keepalive = c->hr.keepalive && !w->stopping && !c->hr.has_body;
+	if (c->hr.method == HTTP_OTHER) {
+		respond_error(w, c, 405);
+		return;
+	}
+	if (c->hr.has_body) {
+		respond_error(w, c, 413);
+		return;
+	}
+	ret = http_path(c->hr.target, c->hr.target_len, c->path,
+			sizeof(c->path), &c->dir_slash);
+	if (ret) {
+		respond_error(w, c, ret);
+		return;
+	}
+	c->fslot = c->slot_a;
+	open_stat(w, c, SLOT_ROOT, c->path, c->fslot, PH_OPEN);
+}
+
+/* Parse what the buffer holds: answer a whole request, or read more. */
+static void next_request(struct worker *w, struct conn *c)
+{
+	int ret;
+
+	c->status = 0;
+	c->sent = 0;
+	c->failed = false;
+	c->head_len = 0;
+	memset(&c->hr, 0, sizeof(c->hr));
+	if (!c->req_len) {
+		arm_recv(w, c);
+		return;
+	}
+	ret = http_parse(c->req, c->req_len, &c->hr);
+	if (ret == 1) {
+		arm_recv(w, c);
+		return;
+	}
+	w->requests++;
+	if (ret) {
+		respond_and_close(w, c, ret);
+		return;
+	}
+	c->head_len = c->hr.head_len;
+	handle_request(w, c);
+}
+
+static void arm_recv(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+	unsigned int ms = opt.idle_ms;
+
+	if (w->stopping && !c->req_len) {
+		conn_close(w, c);
+		return;
+	}
+	if (c->req_len) {
+		uint64_t spent = w->now_ms - c->head_start;
+
+		ms = spent < opt.header_ms ? opt.header_ms - spent : 1;
+	}
+	c->phase = PH_RECV;
+	c->recv_res = -ECANCELED;
+	c->timed_out = false;
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_RECV);
+	io_uring_prep_recv(sqe, conn_slot(w, c), c->req + c->req_len,
+			   HTTP_HEAD_MAX - c->req_len, 0);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	link_timeout(w, c, ms);
+}
+
+static void on_recv(struct worker *w, struct conn *c)
+{
+	if (c->recv_res <= 0) {
+		/* a timeout in the middle of a request head is a 408 */
+		if (c->timed_out && c->req_len && !w->stopping) {
+			respond_and_close(w, c, 408);
+			return;
+		}
+		conn_close(w, c);
+		return;
+	}
+	if (!c->req_len)
+		c->head_start = w->now_ms;
+	c->req_len += c->recv_res;
+	next_request(w, c);
+}
+
+static void list_dir(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+	char *dents = c->body + CHUNK - DENTS_MAX;
+
+	c->phase = PH_DENTS;
+	c->dents_res = -ECANCELED;
+	c->dents_flags = 0;
+	sqe = sqe_for(w, c, OP_DENTS);
+	io_uring_prep_getdents(sqe, c->fslot, dents, DENTS_MAX, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+}
+
+static bool list_add(struct conn *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (c->body_len + n >= LIST_MAX)
+		return false;
+	memcpy(c->body + c->body_len, s, n);
+	c->body_len += n;
+	return true;
+}
+
+/* One <li> for @name; false when the listing is full. */
+static bool list_entry(struct conn *c, const char *name, bool dir)
+{
+	size_t at;
+
+	if (!list_add(c, "<li><a href=\""))
+		return false;
+	at = c->body_len;
+	if (!http_escape_url(c->body, LIST_MAX, &at, name))
+		return false;
+	c->body_len = at;
+	if (!list_add(c, dir ? "/\">" : "\">"))
+		return false;
+	at = c->body_len;
+	if (!http_escape_html(c->body, LIST_MAX, &at, name))
+		return false;
+	c->body_len = at;
+	return list_add(c, dir ? "/</a></li>\n" : "</a></li>\n");
+}
+
+static void list_start(struct conn *c)
+{
+	size_t pos;
+
+	c->body_len = 0;
+	list_add(c, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		 "<title>Index of /");
+	pos = c->body_len;
+	if (strcmp(c->path, "."))
+		http_escape_html(c->body, LIST_MAX, &pos, c->path);
+	c->body_len = pos;
+	list_add(c, "</title></head><body><ul>\n");
+	if (strcmp(c->path, "."))
+		list_add(c, "<li><a href=\"../\">../</a></li>\n");
+}
+
+static void on_dents(struct worker *w, struct conn *c)
+{
+	const char *dents = c->body + CHUNK - DENTS_MAX;
+	int pos;
+
+	if (c->dents_res < 0) {
+		respond_error(w, c, 500);
+		return;
+	}
+	for (pos = 0; pos < c->dents_res;) {
+		const struct linux_dirent64 *d = (const void *)(dents + pos);
+		size_t before = c->body_len;
+
+		pos += d->d_reclen;
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (!list_entry(c, d->d_name, d->d_type == DT_DIR)) {
+			/* the listing fills the body buffer: say so, stop */
+			c->body_len = before;
+			c->dents_flags |= IORING_CQE_F_DIR_EOF;
+			list_add(c, "</ul><p>(truncated)</p><ul>");
+			break;
+		}
+	}
+	if (c->dents_res && !(c->dents_flags & IORING_CQE_F_DIR_EOF)) {
+		list_dir(w, c);
+		return;
+	}
+	c->body_len += snprintf(c->body + c->body_len, 64,
+				"</ul></body></html>\n");
+	write_head(w, c, 200, "text/html; charset=utf-8", c->body_len, NULL);
+	send_out(w, c, c->no_body ? NULL : c->body,
+		 c->no_body ? 0 : c->body_len);
+}
+
+static void on_open(struct worker *w, struct conn *c)
+{
+	bool index = c->phase == PH_INDEX;
+	int mode = c->stx.stx_mode & S_IFMT;
+
+	if (c->open_res < 0) {
+		if (index && c->open_res == -ENOENT) {
+			list_start(c);
+			list_dir(w, c);
+			return;
+		}
+		respond_error(w, c, open_status(c->open_res));
+		return;
+	}
+	if (index) {
+		c->other_open = true;
+		/* serve index.html from the other slot, close the directory */
+		c->fslot = other_slot(c);
+	} else {
+		c->file_open = true;
+	}
+	if (c->statx_res < 0) {
+		respond_error(w, c, 500);
+		return;
+	}
+	if (mode == S_IFDIR && !index) {
+		if (!c->dir_slash && strcmp(c->path, ".")) {
+			respond_redirect(w, c);
+			return;
+		}
+		open_stat(w, c, c->fslot, "index.html",
+			  other_slot(c),
+			  PH_INDEX);
+		return;
+	}
+	if (index) {
+		close_slot(w, c, other_slot(c));
+		c->other_open = false;
+	}
+	if (mode != S_IFREG) {
+		respond_error(w, c, 403);
+		return;
+	}
+	serve_file(w, c, index ? "index.html" : c->path);
+}
+
+static void request_done(struct worker *w, struct conn *c)
+{
+	log_request(w, c, c->sent);
+	if (c->file_open)
+		close_slot(w, c, c->fslot);
+	if (c->other_open)
+		close_slot(w, c, other_slot(c));
+	c->file_open = c->other_open = false;
+	if (c->failed || !c->keepalive || !c->head_len) {
+		conn_close(w, c);
+		return;
+	}
+	/* pipelining: what followed this request's head is the next one */
+	c->req_len -= c->head_len;
+	memmove(c->req, c->req + c->head_len, c->req_len);
+	c->head_len = 0;
+	c->head_start = w->now_ms;
+	next_request(w, c);
+}
+
+static void on_sent(struct worker *w, struct conn *c)
+{
+	if (!c->failed)
+		c->sent += c->chain_body;
+	if (!c->failed && c->file_left) {
+		send_chunk(w, c, false);
+		return;
+	}
+	request_done(w, c);
+}
+
+/* The last request in flight of @c has completed: its next phase. */
+static void advance(struct worker *w, struct conn *c)
+{
+	switch (c->phase) {
+	case PH_RECV:
+		on_recv(w, c);
+		break;
+	case PH_OPEN:
+	case PH_INDEX:
+		on_open(w, c);
+		break;
+	case PH_DENTS:
+		on_dents(w, c);
+		break;
+	case PH_SEND:
+		on_sent(w, c);
+		break;
+	case PH_CLOSE:
+		conn_free(w, c);
+		break;
+	case PH_FREE:
+		break;
+	}
+}
+
+static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
+{
+	struct io_uring_sqe *sqe;
+	struct conn *c;
+
+	if (!(cqe->flags & IORING_CQE_F_MORE)) {
+		w->accept = ACCEPT_OFF;
+		/* -ENFILE: the table is full; re-armed when a slot frees */
+		if (!w->stopping && cqe->res != -ENFILE)
+			arm_accept(w);
+	}
+	if (cqe->res < 0)
+		return;
+	if (cqe->res < SLOT_CONN || cqe->res >= SLOT_CONN + (int)w->nconn) {
+		fprintf(stderr, "nofd-httpd: accept gave slot %d\n", cqe->res);
+		return;
+	}
+	c = &w->conns[cqe->res - SLOT_CONN];
+	w->accepted++;
+	w->active++;
+	c->phase = PH_RECV;
+	c->inflight = 0;
+	c->req_len = c->head_len = 0;
+	c->sent = 0;
+	c->failed = false;
+	c->file_open = c->other_open = c->pipe_open = false;
+	c->peer_len = 0;
+	memset(&c->hr, 0, sizeof(c->hr));
+	if (w->active > w->limit || w->stopping) {
+		w->rejected++;
+		respond_and_close(w, c, 503);
+		return;
+	}
+	if (opt.log) {
+		c->peer_len = sizeof(c->peer);
+		sqe = sqe_for(w, c, OP_PEER);
+		io_uring_prep_cmd_getsockname(sqe, conn_slot(w, c),
+					      (struct sockaddr *)&c->peer,
+					      &c->peer_len, 1);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
+	arm_recv(w, c);
+}
+
+/* Record the result of one of @c's requests. */
+static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
+{
+	int res = cqe->res;
+
+	switch (op) {
+	case OP_RECV:
+		c->recv_res = res;
+		break;
+	case OP_TIMEOUT:
+		c->timed_out |= res == -ETIME;
+		break;
+	case OP_OPEN:
+		c->open_res = res;
+		break;
+	case OP_STATX:
+		c->statx_res = res;
+		break;
+	case OP_DENTS:
+		c->dents_res = res;
+		c->dents_flags = cqe->flags;
+		break;
+	case OP_PEER:
+		if (res < 0)
+			c->peer_len = 0;
+		break;
+	case OP_SEND:
+	case OP_READ:
+	case OP_SPLICE_IN:
+	case OP_SPLICE_OUT:
+	case OP_PIPE:
+		/* short or failed: a file changed under us, or the peer left
+		 * (SEND waits for all of it, PIPE's result is 0) */
+		if (res < 0 || (op != OP_SEND && op != OP_PIPE &&
+				(size_t)res != c->body_len))
+			c->failed = true;
+		if (op == OP_PIPE && res < 0)
+			c->pipe_open = false;
+		break;
+	default:
+		break;
+	}
+}
+
+static void stop_worker(struct worker *w)
+{
+	struct io_uring_sqe *sqe;
+
+	if (w->stopping)
+		return;
+	w->stopping = true;
+	cancel_accept(w);
+	/* idle keep-alive connections: their RECV is cancelled and they
+	 * close; requests being answered finish, then close */
+	for (unsigned int i = 0; i < w->nconn; i++) {
+		struct conn *c = &w->conns[i];
+
+		if (c->phase == PH_RECV && !c->req_len) {
+			sqe = sqe_for(w, c, OP_CANCEL);
+			io_uring_prep_cancel64(sqe, ud(OP_RECV, i), 0);
+		}
+	}
+}
+
+static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
+{
+	enum op op = cqe->user_data >> 32;
+	unsigned int idx = (uint32_t)cqe->user_data;
+	struct conn *c;
+
+	if (idx == NO_CONN) {
+		switch (op) {
+		case OP_ACCEPT:
+			on_accept(w, cqe);
+			break;
+		case OP_LOG:
+			w->log_busy = false;
+			break;
+		case OP_WAKE:
+			stop_worker(w);
+			break;
+		case OP_CANCEL_ACCEPT:
+			/* the cancel missed: again when stopping, and
+			 * when re-arming the ACCEPT stays as it is */
+			if (cqe->res < 0 && w->accept != ACCEPT_OFF) {
+				if (w->stopping)
+					cancel_accept(w);
+				else
+					w->accept = ACCEPT_ARMED;
+			}
+			break;
+		default:
+			break;
+		}
+		return;
+	}
+	c = &w->conns[idx];
+	record(c, op, cqe);
+	if (!--c->inflight)
+		advance(w, c);
+}
+
+static void clock_tick(struct worker *w)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w->now_ms = ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ts.tv_sec != w->now) {
+		w->now = ts.tv_sec;
+		http_date(w->now, w->date);
+	}
+}
+
+/*
+ * Each thread sets up its own ring: with SINGLE_ISSUER, the task that
+ * creates a ring is the only one that may submit to it or register with it.
+ */
+void *worker_loop(void *arg)
+{
+	struct worker *w = arg;
+	sigset_t wait_mask;
+
+	worker_init(w);
+	pthread_barrier_wait(&workers_ready);
+	if (!w->id)
+		announce(w);
+
+	/* only the first worker takes SIGINT/SIGTERM, while it waits */
+	pthread_sigmask(SIG_SETMASK, NULL, &wait_mask);
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
+	clock_tick(w);
+	arm_accept(w);
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		unsigned int head, n = 0;
+		int ret;
+
+		if (!w->id && stop_signal && !w->stopping) {
+			for (int i = 1; i < opt.threads; i++) {
+				struct io_uring_sqe *sqe = sqe_for(w, NULL,
+								   OP_MSG);
+
+				io_uring_prep_msg_ring(sqe,
+						       workers[i].ring.ring_fd,
+						       0, ud(OP_WAKE, NO_CONN),
+						       0);
+			}
+			stop_worker(w);
+		}
+		if (w->stopping && !w->active && w->accept == ACCEPT_OFF) {
+			log_flush(w);
+			if (!w->log_busy && !w->log_len &&
+			    !io_uring_sq_ready(&w->ring))
+				break;
+		}
+		log_flush(w);
+		ret = io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, NULL,
+						       w->id ? NULL :
+						       &wait_mask);
+		if (ret < 0 && ret != -EINTR && ret != -ETIME)
+			die("io_uring_submit_and_wait", ret);
+		clock_tick(w);
+		io_uring_for_each_cqe(&w->ring, head, cqe) {
+			handle_cqe(w, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&w->ring, n);
+	}
+	return NULL;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * setup.c: what nofd-httpd does once. The kernel check (every operation
+ * the server uses, and the nofd series' fixed directories, STATX of a
+ * slot and GETDENTS), and each worker's ring: its table, buffers,
+ * listener (SOCKET direct, SO_REUSEPORT, BIND, LISTEN), root and log.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nofd-httpd.h"
+
+void require_nofd(void)
+{
+	static const struct { int op; const char *name; } ops[] = {
+		{ IORING_OP_SOCKET, "IORING_OP_SOCKET" },
+		{ IORING_OP_BIND, "IORING_OP_BIND" },
+		{ IORING_OP_LISTEN, "IORING_OP_LISTEN" },
+		{ IORING_OP_ACCEPT, "IORING_OP_ACCEPT" },
+		{ IORING_OP_URING_CMD, "IORING_OP_URING_CMD" },
+		{ IORING_OP_OPENAT2, "IORING_OP_OPENAT2" },
+		{ IORING_OP_STATX, "IORING_OP_STATX" },
+		{ IORING_OP_SPLICE, "IORING_OP_SPLICE" },
+		{ IORING_OP_PIPE, "IORING_OP_PIPE" },
+		{ IORING_OP_CLOSE, "IORING_OP_CLOSE" },
+		{ IORING_OP_LINK_TIMEOUT, "IORING_OP_LINK_TIMEOUT" },
+		{ IORING_OP_MSG_RING, "IORING_OP_MSG_RING" },
+	};
+	struct io_uring ring;
+	struct io_uring_probe *probe;
+	struct io_uring_sqe *sqe;
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY };
+	struct statx stx;
+	int ret;
+
+	ret = io_uring_queue_init(8, &ring, 0);
+	if (ret < 0)
+		die("io_uring_queue_init", ret);
+	probe = io_uring_get_probe_ring(&ring);
+	if (!probe)
+		die("IORING_REGISTER_PROBE", -ENOMEM);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (probe->last_op >= ops[i].op &&
+		    io_uring_opcode_supported(probe, ops[i].op))
+			continue;
+		fprintf(stderr, "nofd-httpd: this kernel lacks %s (opcode %d)\n",
+			ops[i].name, ops[i].op);
+		exit(1);
+	}
+	io_uring_free_probe(probe);
+	ret = io_uring_register_files_sparse(&ring, 4);
+	if (ret < 0)
+		die("registering a file table", ret);
+	ret = io_uring_check_getdents(&ring);
+	if (ret <= 0) {
+		fprintf(stderr, "nofd-httpd: this kernel lacks "
+			"IORING_OP_GETDENTS (opcode %d is %s)\n",
+			IORING_OP_GETDENTS, ret < 0 ? strerror(-ret) :
+			"another operation or missing");
+		exit(1);
+	}
+	/* a fixed dirfd for OPENAT2 and STATX: 7.3 fails both with -EBADF */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_openat_direct(sqe, AT_FDCWD, "/", O_PATH | O_DIRECTORY,
+				    0, 0);
+	ret = nofd_run_one(&ring);
+	if (ret < 0)
+		die("opening / into the table", ret);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_openat2_direct(sqe, 0, ".", &how, 1);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	ret = nofd_run_one(&ring);
+	if (ret < 0) {
+		fprintf(stderr, "nofd-httpd: this kernel lacks fixed directory "
+			"descriptors for IORING_OP_OPENAT2 (%s)\n",
+			strerror(-ret));
+		exit(1);
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_fstatx_direct(sqe, 1, STATX_TYPE, &stx);
+	ret = nofd_run_one(&ring);
+	if (ret < 0) {
+		fprintf(stderr, "nofd-httpd: this kernel lacks STATX of a "
+			"direct descriptor (%s)\n", strerror(-ret));
+		exit(1);
+	}
+	io_uring_queue_exit(&ring);
+}
+
+static int setsockopt_direct(struct worker *w, int level, int name, int val)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	io_uring_prep_cmd_sock(sqe, SOCKET_URING_OP_SETSOCKOPT, SLOT_LISTEN,
+			       level, name, &val, sizeof(val));
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return nofd_run_one(&w->ring);
+}
+
+static int listen_direct(struct worker *w, struct sockaddr_in6 *sa,
+			 socklen_t len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	int ret;
+
+	io_uring_prep_socket_direct(sqe, sa->sin6_family, SOCK_STREAM, 0,
+				    SLOT_LISTEN, 0);
+	ret = nofd_run_one(&w->ring);
+	if (ret < 0)
+		return ret;
+	ret = setsockopt_direct(w, SOL_SOCKET, SO_REUSEADDR, 1);
+	if (!ret)
+		ret = setsockopt_direct(w, SOL_SOCKET, SO_REUSEPORT, 1);
+	if (ret < 0)
+		return ret;
+	sqe = io_uring_get_sqe(&w->ring);
+	io_uring_prep_bind(sqe, SLOT_LISTEN, (struct sockaddr *)sa, len);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	ret = nofd_run_one(&w->ring);
+	if (ret < 0)
+		return ret;
+	sqe = io_uring_get_sqe(&w->ring);
+	io_uring_prep_listen(sqe, SLOT_LISTEN, 4096);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return nofd_run_one(&w->ring);
+}
+
+static void resolve_addr(struct sockaddr_in6 *sa, socklen_t *len)
+{
+	struct sockaddr_in *in = (void *)sa;
+
+	memset(sa, 0, sizeof(*sa));
+	if (inet_pton(AF_INET, opt.addr, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(opt.port);
+		*len = sizeof(*in);
+	} else if (inet_pton(AF_INET6, opt.addr, &sa->sin6_addr) == 1) {
+		sa->sin6_family = AF_INET6;
+		sa->sin6_port = htons(opt.port);
+		*len = sizeof(*sa);
+	} else {
+		fprintf(stderr, "nofd-httpd: --addr %s: not an IP address\n",
+			opt.addr);
+		exit(2);
+	}
+}
+
+void worker_init(struct worker *w)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL,
+	};
+	unsigned int per = opt.max_conns / opt.threads;
+	struct io_uring_sqe *sqe;
+	struct sockaddr_in6 sa;
+	socklen_t salen;
+	size_t per_conn = HTTP_HEAD_MAX + OUT_MAX + CHUNK;
+	unsigned int slots;
+	int ret;
+
+	w->limit = per ? per : 1;
+	w->nconn = w->limit + SPARE_CONNS;
+	slots = SLOT_CONN + w->nconn * 5;
+	p.cq_entries = w->nconn * 8 > 2 * opt.entries ? w->nconn * 8 :
+		       2 * opt.entries;
+	if (opt.defer)
+		p.flags |= IORING_SETUP_SINGLE_ISSUER |
+			   IORING_SETUP_DEFER_TASKRUN;
+	ret = io_uring_queue_init_params(opt.entries, &w->ring, &p);
+	if (ret < 0)
+		die("io_uring_queue_init", ret);
+	ret = io_uring_register_files_sparse(&w->ring, slots);
+	if (ret < 0)
+		die("registering the file table", ret);
+	ret = io_uring_register_file_alloc_range(&w->ring, SLOT_CONN,
+						 w->nconn);
+	if (ret < 0)
+		die("IORING_REGISTER_FILE_ALLOC_RANGE", ret);
+
+	w->conns = calloc(w->nconn, sizeof(*w->conns));
+	w->mem = aligned_alloc(4096, per_conn * w->nconn);
+	if (!w->conns || !w->mem)
+		die("memory", -ENOMEM);
+	/* per connection: file slots a and b, then the pipe's two ends */
+	for (unsigned int i = 0; i < w->nconn; i++) {
+		struct conn *c = &w->conns[i];
+
+		c->body = w->mem + i * per_conn;
+		c->req = c->body + CHUNK;
+		c->out = c->req + HTTP_HEAD_MAX;
+		c->slot_a = SLOT_CONN + w->nconn + 4 * i;
+		c->slot_b = c->slot_a + 1;
+		c->pipe_rd = c->slot_a + 2;	/* PIPE fills two in a row */
+		c->pipe_wr = c->slot_a + 3;
+	}
+	if (opt.send != SEND_SPLICE) {
+		struct iovec iov = {
+			.iov_base = w->mem, .iov_len = per_conn * w->nconn,
+		};
+
+		ret = io_uring_register_buffers(&w->ring, &iov, 1);
+		if (ret < 0)
+			die("registering the buffers (--send auto or read)", ret);
+	}
+
+	resolve_addr(&sa, &salen);
+	ret = listen_direct(w, &sa, salen);
+	if (ret < 0)
+		die("listening (SOCKET direct, SO_REUSEPORT, BIND, LISTEN)",
+		      ret);
+	sqe = io_uring_get_sqe(&w->ring);
+	io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.root,
+				    O_PATH | O_DIRECTORY, 0, SLOT_ROOT);
+	ret = nofd_run_one(&w->ring);
+	if (ret < 0)
+		die(opt.root, ret);
+	if (opt.log && strcmp(opt.log, "-")) {
+		sqe = io_uring_get_sqe(&w->ring);
+		io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.log,
+					    O_WRONLY | O_CREAT | O_APPEND,
+					    0644, SLOT_LOG);
+		ret = nofd_run_one(&w->ring);
+		if (ret < 0)
+			die(opt.log, ret);
+	}
+}
+
+/* The first worker learns the port (for --port 0) with GETSOCKNAME. */
+int bound_port(struct worker *w)
+{
+	struct sockaddr_in6 sa;
+	socklen_t len = sizeof(sa);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	int ret;
+
+	io_uring_prep_cmd_getsockname(sqe, SLOT_LISTEN, (struct sockaddr *)&sa,
+				      &len, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	ret = nofd_run_one(&w->ring);
+	if (ret < 0)
+		return ret;
+	return ntohs(sa.sin6_port);	/* same offset in sockaddr_in */
+}
