@@ -12,6 +12,11 @@
 
 #include "nofd-httpd.h"
 
+/*
+ * Unless the kernel has every operation the server uses, a fixed file as
+ * the directory of OPENAT2, STATX of a slot and GETDENTS (the nofd
+ * series), say what it lacks and exit 1.
+ */
 void require_nofd(void)
 {
 	static const struct { int op; const char *name; } ops[] = {
