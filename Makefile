@@ -165,15 +165,20 @@ fuzz: kernel-debug initramfs $(HOST)
 # (profile/run.sh): RUNS boots of the fast guest under -icount with the
 # insn-prof plugin, boot k doing k * OPS operations; the TOP costliest
 # functions per operation. The jobs are bench-run's (bench/bench-run.c).
+# HTTPD=S,L: server S of make demo's list under its load L instead, for k
+# seconds of guest time in boot k (profile/run.sh says which is which).
 WORKLOAD ?= files
 MODE ?= direct
 PARAM ?= 8
 OPS ?= 2000
 RUNS ?= 3
 TOP ?= 25
-profile: kernel-fast initramfs $(HOST) $(PLUGIN)
-	profile/run.sh --kernel $(FAST) --job $(WORKLOAD),$(MODE),$(PARAM) \
-		--ops $(OPS) --runs $(RUNS) --top $(TOP)
+HTTPD ?=
+profile: kernel-fast initramfs $(HOST) $(PLUGIN) \
+		$(if $(HTTPD),$(B)/initramfs-demo.cpio.gz)
+	profile/run.sh --kernel $(FAST) $(if $(HTTPD),--httpd $(HTTPD), \
+		--job $(WORKLOAD),$(MODE),$(PARAM) --ops $(OPS)) \
+		--runs $(RUNS) --top $(TOP)
 
 # Every C file compiled, not linked, against the liburing headers in
 # LIBURING_INC: make test runs it against sid's newest liburing, so that

@@ -15,8 +15,13 @@
  * interleaved rounds; each figure is their mean, with the spread.
  *
  *   versus [--quick] [--rounds=N] [--only=N]
+ *   versus --job=S,L,DURATION
  *
  * --quick: one round; --only=N: servers[N] only (for debugging a server).
+ * --job: servers[S] under loads[L] for DURATION (wrk's -d), after the
+ * warm-up, and nothing else; prints "job,SERVER,LOAD,REQUESTS,CPU_NS" (the
+ * requests wrk completed, the server's CPU time): what `make profile`
+ * profiles (profile/run.sh --httpd).
  *
  * Output: a table, then the files table.md, results.csv, results.json and
  * chart.svg, each between "=== file NAME" and "=== end" lines, which
@@ -668,9 +673,38 @@ static void progress(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* --job: one server, one load, one run of @dur; its counts on a line. */
+static int run_job(int s, int l, const char *dur)
+{
+	pid_t pids[MAX_PIDS], pid, wrk;
+	struct wrk_out w;
+	char out[8192];
+	double cpu0, cpu1;
+	int npids, fd, status;
+
+	if (s < 0 || s >= NSERVERS || l < 0 || l >= NLOADS)
+		die("--job: no such server or load", -EINVAL);
+	pid = start_server(s, pids, &npids);
+	waitpid(start_wrk(s, 0, "1s", &fd), &status, 0);	/* warm-up */
+	close(fd);
+	cpu0 = cpu_ns(pids, npids);
+	wrk = start_wrk(s, l, dur, &fd);
+	read_out(fd, out, sizeof(out));
+	waitpid(wrk, &status, 0);
+	cpu1 = cpu_ns(pids, npids);
+	parse_wrk(out, &w);
+	stop_server(s, pid);
+	if (!w.requests)
+		die("--job: wrk gave no result", -EIO);
+	printf("job,%s,%s,%ld,%.0f\n", servers[s].name, loads[l].name,
+	       (long)w.requests, cpu1 - cpu0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int only = -1, nservers;
+	int only = -1, nservers, job_s = -1, job_l = -1;
+	char job_dur[32] = "";
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
@@ -679,6 +713,9 @@ int main(int argc, char **argv)
 			only = atoi(argv[i] + 7);	/* servers[N] only */
 		else if (!strncmp(argv[i], "--rounds=", 9))
 			rounds = atoi(argv[i] + 9);
+		else if (sscanf(argv[i], "--job=%d,%d,%31s", &job_s, &job_l,
+				job_dur) != 3)
+			die(argv[i], -EINVAL);
 	}
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		die("--rounds", -EINVAL);
@@ -686,6 +723,8 @@ int main(int argc, char **argv)
 	make_site();
 	make_nginx_conf("off", servers[NGINX].addr, false);
 	make_nginx_conf("on", servers[NGINX + 1].addr, true);
+	if (job_dur[0])
+		return run_job(job_s, job_l, job_dur);
 	nservers = only >= 0 ? 1 : NSERVERS;
 	printf("versus: %d servers x %d loads, %d round%s of %s each, wrk -t 2 "
 	       "-c 16, 2 vCPUs, guest time = instructions\n", nservers,

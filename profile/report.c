@@ -6,9 +6,10 @@
  *
  *   report [-g GROUPS] SYSTEM_MAP OPS TOP COUNTS_1 COUNTS_2 [COUNTS_3...]
  *
- * COUNTS_k is insn-prof's output for a guest run of k * OPS operations:
- * the boot, the set-up and the exit are the same in every run, so the
- * difference of two consecutive runs is what OPS operations cost. Each
+ * COUNTS_k is insn-prof's output for a guest run of k * OPS operations
+ * (or, with OPS a list OPS_1,OPS_2,..., of OPS_k operations): the boot,
+ * the set-up and the exit are the same in every run, so the difference of
+ * two consecutive runs is what the operations between them cost. Each
  * difference gives one estimate per function; the table shows their mean
  * per operation and the spread of the total (largest minus smallest
  * estimate, over their mean). Addresses in the kernel's text are named
@@ -202,15 +203,43 @@ static int by_cost(const void *a, const void *b)
 	return x->per_op < y->per_op ? 1 : x->per_op > y->per_op ? -1 : 0;
 }
 
-/* The mean over the @runs - 1 differences of @count, per operation. */
-static double per_op(const double *count, int runs, double ops)
+static double ops[MAX_RUNS];	/* operations in each run */
+
+/* @count per operation over the runs: from the first to the last. */
+static double per_op(const double *count, int runs)
 {
-	return (count[runs - 1] - count[0]) / (runs - 1) / ops;
+	return (count[runs - 1] - count[0]) / (ops[runs - 1] - ops[0]);
+}
+
+/* OPS: N (run k did k * N operations), or OPS_1,OPS_2,... */
+static void read_ops(const char *arg, int runs)
+{
+	const char *p = arg;
+	char *end;
+	int n = 0;
+
+	for (;;) {
+		ops[n++] = strtod(p, &end);
+		if (end == p || *end != ',' || n == runs)
+			break;
+		p = end + 1;
+	}
+	if (end == p || *end)
+		die("OPS: a number, or a list of one number per run", -EINVAL);
+	if (n == 1)
+		for (int r = 1; r < runs; r++)
+			ops[r] = (r + 1) * ops[0];
+	else if (n != runs)
+		die("OPS: one number per run", -EINVAL);
+	for (int r = 0; r < runs; r++)
+		if (ops[r] <= (r ? ops[r - 1] : 0))
+			die("OPS: every run must do more than the one before",
+			    -EINVAL);
 }
 
 int main(int argc, char **argv)
 {
-	double ops, est[MAX_RUNS] = { 0 }, total, lo, hi, kernel = 0;
+	double est[MAX_RUNS] = { 0 }, total, lo, hi, kernel = 0;
 	struct row *rows;
 	size_t nrows = 0;
 	int runs, top;
@@ -226,11 +255,9 @@ int main(int argc, char **argv)
 			MAX_RUNS);
 		return 2;
 	}
-	ops = atof(argv[2]);
 	top = atoi(argv[3]);
 	runs = argc - 4;
-	if (ops <= 0)
-		die("OPS must be positive", -EINVAL);
+	read_ops(argv[2], runs);
 	read_map(argv[1]);
 	for (int r = 0; r < runs; r++)
 		read_counts(argv[4 + r], r);
@@ -241,7 +268,7 @@ int main(int argc, char **argv)
 			est[r] += syms[i].count[r] - syms[i].count[r - 1];
 		for (int e = 0; e < EXTRA; e++)
 			est[r] += extra[e][r] - extra[e][r - 1];
-		est[r] /= ops;
+		est[r] /= ops[r] - ops[r - 1];
 	}
 	lo = hi = est[1];
 	for (int r = 2; r < runs; r++) {
@@ -253,27 +280,30 @@ int main(int argc, char **argv)
 	if (!rows)
 		die("calloc", -ENOMEM);
 	for (size_t i = 0; i < nsyms; i++) {
-		double v = per_op(syms[i].count, runs, ops);
+		double v = per_op(syms[i].count, runs);
 
 		kernel += v;
 		if (v != 0)
 			rows[nrows++] = (struct row){ syms[i].name, v };
 	}
 	for (int e = 0; e < EXTRA; e++) {
-		double v = per_op(extra[e], runs, ops);
+		double v = per_op(extra[e], runs);
 
 		if (e != USER)
 			kernel += v;
 		rows[nrows++] = (struct row){ extra_name[e], v };
 	}
-	total = kernel + per_op(extra[USER], runs, ops);
+	total = kernel + per_op(extra[USER], runs);
 	nrows = merge(rows, nrows);
 	qsort(rows, nrows, sizeof(*rows), by_cost);
 	sum_groups(rows, nrows);
 
 	printf("%.0f instructions per operation (kernel %.0f, user space "
-	       "%.0f); %d estimate%s of %.0f operations each", total, kernel,
-	       total - kernel, runs - 1, runs > 2 ? "s" : "", ops);
+	       "%.0f); %d estimate%s, from runs of %.0f", total, kernel,
+	       total - kernel, runs - 1, runs > 2 ? "s" : "", ops[0]);
+	for (int r = 1; r < runs; r++)
+		printf("%s%.0f", r == runs - 1 ? " and " : ", ", ops[r]);
+	printf(" operations");
 	if (runs > 2)
 		printf(", spread %.2f%%", 100 * (hi - lo) / total);
 	printf("\n\n");

@@ -4,29 +4,38 @@
 #
 #   profile/run.sh --kernel IMAGE --job WORKLOAD,MODE,PARAM [--ops N]
 #                  [--runs K] [--top T] [--out DIR]
+#   profile/run.sh --kernel IMAGE --httpd S,L [--seconds D]
+#                  [--runs K] [--top T] [--out DIR]
 #
 # Boots the guest K times (default 3) with the insn-prof TCG plugin
 # (profile/insn-prof.c), running `bench-run --job WORKLOAD,MODE,PARAM
-# --ops k*N` in boot k (N default 2000). Boot, set-up and exit are the same
-# in every boot, so each difference of two consecutive boots is what N
-# operations cost; profile/report.c names the kernel functions from the
-# image's System.map and prints the sums of the groups in
-# profile/groups.txt, then the T (default 25) costliest functions per
-# operation, with the spread of the K - 1 estimates of the total. Before
-# them, from the measured process's own thread clocks: its instructions
-# per operation and the share its io-wq workers ran. Output, counts and
-# the table (profile.md) in DIR (default build/profile/WORKLOAD-MODE-PARAM;
-# QEMU's options cannot carry a comma in a path).
+# --ops k*N` in boot k (N default 2000); or, with --httpd, `versus
+# --job=S,L,k*Ds` in the demo's guest (server S of httpd/versus.c's list,
+# 0 nofd-httpd ... 4 nginx, under load L, 0 1 KiB keep-alive, 1 1 KiB
+# close, 2 1 MiB keep-alive, for k * D seconds of guest time, D default
+# 1), where an operation is a request wrk completed. Boot, set-up and exit
+# are the same in every boot, so each difference of two consecutive boots
+# is what the operations between them cost; profile/report.c names the
+# kernel functions from the image's System.map and prints the sums of the
+# groups in profile/groups.txt, then the T (default 25) costliest
+# functions per operation, with the spread of the K - 1 estimates of the
+# total. Before them, from the measured process's own clocks: its
+# instructions per operation and, for benchmark jobs, the share its io-wq
+# workers ran. Output, counts and the table (profile.md) in DIR (default
+# build/profile/WORKLOAD-MODE-PARAM or build/profile/httpd-S-L; QEMU's
+# options cannot carry a comma in a path).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: profile/run.sh --kernel IMAGE --job WORKLOAD,MODE,PARAM [--ops N] [--runs K] [--top T] [--out DIR]"
-kernel= job= ops=2000 runs=3 ntop=25 out=
+usage="usage: profile/run.sh --kernel IMAGE (--job WORKLOAD,MODE,PARAM [--ops N] | --httpd S,L [--seconds D]) [--runs K] [--top T] [--out DIR]"
+kernel= job= httpd= ops=2000 seconds=1 runs=3 ntop=25 out=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
 	--job) job=$2; shift ;;
 	--ops) ops=$2; shift ;;
+	--httpd) httpd=$2; shift ;;
+	--seconds) seconds=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--top) ntop=$2; shift ;;
 	--out) out=$2; shift ;;
@@ -34,41 +43,68 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$kernel" ] && [ -n "$job" ] || { echo "$usage" >&2; exit 2; }
+[ -n "$kernel" ] && [ -n "$job$httpd" ] || { echo "$usage" >&2; exit 2; }
 [ "$runs" -ge 2 ] || { echo "profile: --runs must be 2 or more" >&2; exit 2; }
 map=$(dirname "$kernel")/System.map-$(basename "$kernel" | sed 's/^bzImage-//')
 [ -f "$map" ] || { echo "profile: $map is missing (make kernel-fast)" >&2; exit 1; }
 plugin=$top/build/profile/insn-prof.so
-out=${out:-$top/build/profile/${job//,/-}}
+if [ -n "$httpd" ]; then
+	name=httpd-${httpd//,/-}
+	initrd=$top/build/initramfs-demo.cpio.gz
+else
+	name=${job//,/-}
+	initrd=$top/build/initramfs.cpio.gz
+fi
+out=${out:-$top/build/profile/$name}
 case $out in *,*) echo "profile: $out: a path with a comma" >&2; exit 2 ;; esac
 rm -rf "$out" && mkdir -p "$out"
 
 counts=()
 for k in $(seq 1 "$runs"); do
-	n=$((k * ops))
-	echo "profile: $job, boot $k/$runs: $n operations"
+	if [ -n "$httpd" ]; then
+		what="versus --job=$httpd,$((k * seconds))s"
+		cmd=(/bin/versus "--job=$httpd,$((k * seconds))s")
+	else
+		what="bench-run --job $job --ops $((k * ops))"
+		cmd=(/bin/bench-run --job "$job" --ops "$((k * ops))")
+	fi
+	echo "profile: boot $k/$runs: $what"
 	"$top/vm/run.sh" --icount 0,sleep=off --kernel "$kernel" --quiet \
-		--plugin "$plugin,out=$out/counts-$k" --out "$out/vm-$k" \
-		--timeout 1800 -- /bin/bench-run --job "$job" --ops "$n"
-	grep '^run,' "$out/vm-$k/output.log"
-	grep '^job,' "$out/vm-$k/output.log" >>"$out/jobs.csv" ||
+		--initrd "$initrd" --plugin "$plugin,out=$out/counts-$k" \
+		--out "$out/vm-$k" --timeout 1800 -- "${cmd[@]}"
+	grep '^job,' "$out/vm-$k/output.log" | tee -a "$out/jobs.csv" ||
 		{ echo "profile: boot $k reported no job line" >&2; exit 1; }
 	counts+=("$out/counts-$k")
 done
+# the operations each boot did: bench-run's OPS (field 5), or the requests
+# wrk completed (field 4); the measured process's CPU time is field 6
+# (seconds) or 5 (ns)
+if [ -n "$httpd" ]; then
+	ops_list=$(cut -d, -f4 "$out/jobs.csv" | paste -sd,)
+	title="\`versus --job=$httpd,...\` ($(sed -n 1p "$out/jobs.csv" | cut -d, -f2,3))"
+else
+	ops_list=$(cut -d, -f5 "$out/jobs.csv" | paste -sd,)
+	title="\`bench-run --job $job\`"
+fi
 {
-	echo "profile of \`bench-run --job $job\` ($(basename "$kernel"), -icount shift=0):"
-	# the measured process's own clocks: its CPU time per operation and
-	# the part its io-wq workers ran (a guest ns is an instruction)
-	awk -F, -v ops="$ops" -v runs="$runs" '
-		NR == 1 { c0 = $6; w0 = $7 } { c = $6; w = $7 }
+	echo "profile of $title, $(basename "$kernel"), -icount shift=0:"
+	# the measured process's own clocks (a guest ns is an instruction)
+	awk -F, -v httpd="${httpd:+1}" '
+		{ n[NR] = httpd ? $4 : $5; c[NR] = httpd ? $5 : $6 * 1e9
+		  w[NR] = httpd ? 0 : $7 * 1e9 }
 		END {
-			cpu = (c - c0) / (runs - 1) / ops * 1e9
-			wq = (w - w0) / (runs - 1) / ops * 1e9
-			printf "the measured process: %.0f instructions per operation, " \
-				"%.0f of them (%.1f%%) in io-wq workers, %.0f in its own " \
-				"threads\n", cpu, wq, cpu ? 100 * wq / cpu : 0, cpu - wq
+			cpu = (c[NR] - c[1]) / (n[NR] - n[1])
+			wq = (w[NR] - w[1]) / (n[NR] - n[1])
+			if (httpd)
+				printf "the server: %.0f instructions per request " \
+					"(its processes and threads)\n", cpu
+			else
+				printf "the measured process: %.0f instructions per " \
+					"operation, %.0f of them (%.1f%%) in io-wq " \
+					"workers, %.0f in its own threads\n", cpu, wq,
+					cpu ? 100 * wq / cpu : 0, cpu - wq
 		}' "$out/jobs.csv"
 	echo "the whole guest (every process, kernel threads, interrupts):"
-	"$top/build/host/profile-report" -g "$top/profile/groups.txt" "$map" "$ops" \
-		"$ntop" "${counts[@]}"
+	"$top/build/host/profile-report" -g "$top/profile/groups.txt" "$map" \
+		"$ops_list" "$ntop" "${counts[@]}"
 } | tee "$out/profile.md"
