@@ -27,6 +27,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/kernel/lib.sh"
 usage="usage: profile/run.sh --kernel IMAGE (--job WORKLOAD,MODE,PARAM [--ops N] | --httpd S,L [--seconds D]) [--runs K] [--top T] [--out DIR]"
 kernel= job= httpd= ops=2000 seconds=1 runs=3 ntop=25 out=
 while [ $# -gt 0 ]; do
@@ -87,7 +88,7 @@ else
 	title="\`bench-run --job $job\`"
 fi
 {
-	echo "profile of $title, $(basename "$kernel"), -icount shift=0:"
+	echo "profile of $title, $(basename "$kernel") (linux-source-7.3 $NOFD_VERSION + nofd series), -icount shift=0, $(date -u +%Y-%m-%d):"
 	# the measured process's own clocks (a guest ns is an instruction)
 	awk -F, -v httpd="${httpd:+1}" '
 		{ n[NR] = httpd ? $4 : $5; c[NR] = httpd ? $5 : $6 * 1e9
