@@ -58,9 +58,15 @@ host_packages() {
 }
 
 # 2. apt with its own sources list, lists and package cache.
-apt_opts=(-o Dir::Etc::SourceList="$cache/apt/sources.list"
-	-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$cache/apt/lists"
-	-o Dir::Cache="$cache/apt/cache" -o APT::Sandbox::User=root)
+# apt_state DIR ARRAY: into ARRAY, apt's options for a state of its own in
+# DIR (sources.list, lists, cache), apart from the machine's
+apt_state() {
+	local -n opts_out=$2
+	opts_out=(-o Dir::Etc::SourceList="$1/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$1/lists"
+		-o Dir::Cache="$1/cache" -o APT::Sandbox::User=root)
+}
+apt_state "$cache/apt" apt_opts
 private_apt() {
 	apt-get -q "${apt_opts[@]}" "$@"
 }
@@ -113,9 +119,8 @@ qemu_plugin_header() {
 		mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/src"
 		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
 			"http://deb.debian.org/debian bookworm main" >"$d/sources.list"
-		local opts=(-o Dir::Etc::SourceList="$d/sources.list"
-			-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists"
-			-o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
+		local opts
+		apt_state "$d" opts
 		apt-get -q "${opts[@]}" update >/dev/null
 		(cd "$d/src" && apt-get -q "${opts[@]}" source --download-only \
 			"qemu=$version" >/dev/null)
