@@ -70,6 +70,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long requests = 0, accepted = 0, rejected = 0, dropped = 0;
+	unsigned long hits = 0, misses = 0;
 	sigset_t block;
 
 	parse_options(argc, argv);
@@ -109,12 +110,15 @@ int main(int argc, char **argv)
 		accepted += workers[i].accepted;
 		rejected += workers[i].rejected;
 		dropped += workers[i].log_dropped;
+		hits += workers[i].cache_hits;
+		misses += workers[i].cache_misses;
 		io_uring_queue_exit(&workers[i].ring);
 	}
 	if (opt.stats)
 		fprintf(stderr, "nofd-httpd: requests=%lu connections=%lu "
-			"rejected=%lu log_dropped=%lu "
-			"allocs_after_start=%lu\n", requests, accepted,
-			rejected, dropped, allocs_after_start);
+			"rejected=%lu log_dropped=%lu cache_hits=%lu "
+			"cache_misses=%lu allocs_after_start=%lu\n", requests,
+			accepted, rejected, dropped, hits, misses,
+			allocs_after_start);
 	return 0;
 }

@@ -13,6 +13,7 @@
  *   CONN..CONN+n      connections, from multishot ACCEPT into ALLOC slots
  *   then, per connection i: two file slots (a file, or a directory and its
  *   index.html) and a pipe's two ends (SPLICE file -> pipe -> socket)
+ *   then one slot per entry of the open-file cache (cache.c)
  *
  * A request's file is opened with OPENAT2 relative to the root slot, with
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, into the connection's file slot,
@@ -27,7 +28,8 @@
  * The files: nofd-httpd.c (main, the start-up message, the count of heap
  * allocations after start-up), options.c (the command line), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
- * log), serve.c (the event loop and every phase of a connection).
+ * log), serve.c (the event loop and every phase of a connection), cache.c
+ * (the open-file cache).
  */
 #ifndef NOFD_HTTPD_H
 #define NOFD_HTTPD_H
@@ -57,6 +59,7 @@
 #define LOG_MAX		65536	/* access log lines waiting for a WRITE */
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
 #define REARM_CLOSES	64	/* connections closed between ACCEPT re-arms */
+#define CACHE_PATH_MAX	256	/* longer paths are not cached */
 
 enum send_mode { SEND_AUTO, SEND_SPLICE, SEND_READ };
 
@@ -72,6 +75,8 @@ struct options {
 	const char *log;	/* NULL: off; "-": stdout */
 	bool defer;
 	bool stats;
+	unsigned int cache_files;	/* per thread; 0: no open-file cache */
+	unsigned int cache_valid_ms;
 };
 
 extern struct options opt;
@@ -95,7 +100,20 @@ enum phase {
  */
 enum accept_state { ACCEPT_OFF, ACCEPT_ARMED, ACCEPT_REARMING };
 
-
+/* A file held open in a slot of the worker's table (cache.c) */
+struct cached_file {
+	char path[CACHE_PATH_MAX];
+	uint32_t hash;
+	int next;			/* in its hash bucket; -1 ends */
+	int lru_prev, lru_next;		/* -1 ends */
+	int slot;
+	bool used;			/* holds a file */
+	bool stale;			/* it did not match its STATX */
+	unsigned int users;		/* responses being sent from it */
+	uint64_t checked_ms;		/* its STATX was taken after this */
+	uint64_t size;
+	int64_t mtime;
+};
 
 struct conn {
 	enum phase phase;
@@ -103,14 +121,17 @@ struct conn {
 	int slot_a, slot_b;		/* file slots; fslot is the open one */
 	int pipe_rd, pipe_wr;		/* the pipe's slots, after slot_b */
 	int fslot;
+	struct cached_file *cached;	/* fslot is this entry's */
 	bool file_open, other_open, pipe_open;
 	bool keepalive, failed, timed_out, dir_slash;
+	bool file_changed;		/* short READ or SPLICE from it */
 	bool no_body;			/* HEAD, or an error's answer to one */
 	bool use_read;			/* this body: READ+SEND, not SPLICE */
 	/* the request being read: buffer, bytes in it, its head's length */
 	char *req;
 	size_t req_len, head_len;
 	uint64_t head_start;		/* ms, first byte of this request */
+	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
 	struct http_request hr;
 	char path[HTTP_TARGET_MAX + 16];
 	/* results of the phase's requests */
@@ -154,8 +175,14 @@ struct worker {
 	size_t log_len;
 	int log_fill;
 	bool log_busy;
+	/* the open-file cache, most recently used first */
+	struct cached_file *cache;
+	int *buckets;
+	unsigned int nbuckets;
+	int lru_first, lru_last;
 	/* counters for --stats */
 	unsigned long requests, accepted, rejected, log_dropped;
+	unsigned long cache_hits, cache_misses;
 };
 
 extern struct worker *workers;
@@ -177,6 +204,12 @@ int bound_port(struct worker *w);
 
 /* serve.c */
 void *worker_loop(void *arg);
+
+/* cache.c */
+void cache_init(struct worker *w, int first_slot);
+bool cache_lookup(struct worker *w, struct conn *c);
+int cache_adopt(struct worker *w, struct conn *c);
+void cache_release(struct conn *c, bool failed);
 
 /* nofd-httpd.c */
 void announce(struct worker *w);

@@ -15,6 +15,7 @@ struct options opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
 	.max_conns = 512, .send = SEND_AUTO, .idle_ms = 60000,
 	.header_ms = 10000, .send_ms = 30000, .log = "-", .defer = true,
+	.cache_files = 256, .cache_valid_ms = 60000,
 };
 
 static void usage(FILE *f, int status)
@@ -46,6 +47,13 @@ static void usage(FILE *f, int status)
 "                         longer than this to arrive (default 10000)\n"
 "      --send-timeout MS  close a connection whose client takes longer than\n"
 "                         this to take one part of a response (default 30000)\n"
+"      --file-cache N     files each thread keeps open in its table, with\n"
+"                         their size and mtime, to answer requests for them\n"
+"                         without opening them (default 256; 0: none)\n"
+"      --file-cache-valid MS\n"
+"                         how long a cached file's size and mtime are\n"
+"                         trusted; then the path is opened afresh (default\n"
+"                         60000; 0: no cache)\n"
 "  -l, --access-log FILE  common log format, one line per request, to FILE\n"
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"
@@ -79,7 +87,10 @@ static unsigned long number(const char *s, const char *what, unsigned long max)
 
 void parse_options(int argc, char **argv)
 {
-	enum { O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS };
+	enum {
+		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
+		O_VALID,
+	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
 		{ "port", required_argument, NULL, 'p' },
@@ -91,6 +102,8 @@ void parse_options(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, O_IDLE },
 		{ "header-timeout", required_argument, NULL, O_HEADER },
 		{ "send-timeout", required_argument, NULL, O_SENDT },
+		{ "file-cache", required_argument, NULL, O_CACHE },
+		{ "file-cache-valid", required_argument, NULL, O_VALID },
 		{ "access-log", required_argument, NULL, 'l' },
 		{ "no-access-log", no_argument, NULL, 'n' },
 		{ "no-defer", no_argument, NULL, O_NODEFER },
@@ -127,6 +140,10 @@ void parse_options(int argc, char **argv)
 						      INT_MAX); break;
 		case O_SENDT: opt.send_ms = number(optarg, "--send-timeout",
 						   INT_MAX); break;
+		case O_CACHE: opt.cache_files = number(optarg, "--file-cache",
+						       65536); break;
+		case O_VALID: opt.cache_valid_ms = number(optarg,
+			"--file-cache-valid", INT_MAX); break;
 		case 'l': opt.log = optarg; break;
 		case 'n': opt.log = NULL; break;
 		case O_NODEFER: opt.defer = false; break;
@@ -138,4 +155,6 @@ void parse_options(int argc, char **argv)
 	if (optind < argc || opt.threads < 1 || opt.entries < 8 ||
 	    !opt.max_conns || !opt.idle_ms || !opt.header_ms || !opt.send_ms)
 		usage(stderr, 2);
+	if (!opt.cache_valid_ms)
+		opt.cache_files = 0;
 }

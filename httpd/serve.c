@@ -406,6 +406,7 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	c->open_res = c->statx_res = -ECANCELED;
+	c->opened_ms = w->now_ms;
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_OPEN);
 	io_uring_prep_openat2_direct(sqe, dir, path, &c->how, slot);
@@ -455,6 +456,10 @@ static void handle_request(struct worker *w, struct conn *c)
 		respond_error(w, c, ret);
 		return;
 	}
+	if (cache_lookup(w, c)) {
+		serve_file(w, c, c->path);
+		return;
+	}
 	c->fslot = c->slot_a;
 	open_stat(w, c, SLOT_ROOT, c->path, c->fslot, PH_OPEN);
 }
@@ -466,7 +471,7 @@ static void next_request(struct worker *w, struct conn *c)
 
 	c->status = 0;
 	c->sent = 0;
-	c->failed = false;
+	c->failed = c->file_changed = false;
 	c->head_len = 0;
 	memset(&c->hr, 0, sizeof(c->hr));
 	if (!c->req_len) {
@@ -667,12 +672,21 @@ static void on_open(struct worker *w, struct conn *c)
 		respond_error(w, c, 403);
 		return;
 	}
+	if (!index) {
+		int old = cache_adopt(w, c);
+
+		if (c->cached)
+			c->file_open = false;	/* the entry's now */
+		if (old >= 0)
+			close_slot(w, c, old);
+	}
 	serve_file(w, c, index ? "index.html" : c->path);
 }
 
 static void request_done(struct worker *w, struct conn *c)
 {
 	log_request(w, c, c->sent);
+	cache_release(c, c->file_changed);
 	if (c->file_open)
 		close_slot(w, c, c->fslot);
 	if (c->other_open)
@@ -752,6 +766,7 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 	c->sent = 0;
 	c->failed = false;
 	c->file_open = c->other_open = c->pipe_open = false;
+	c->cached = NULL;
 	c->peer_len = 0;
 	memset(&c->hr, 0, sizeof(c->hr));
 	if (w->active > w->limit || w->stopping) {
@@ -806,6 +821,10 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		if (res < 0 || (op != OP_SEND && op != OP_PIPE &&
 				(size_t)res != c->body_len))
 			c->failed = true;
+		/* the file gave less than its STATX said */
+		if ((op == OP_READ || op == OP_SPLICE_IN) &&
+		    (size_t)res != c->body_len)
+			c->file_changed = true;
 		if (op == OP_PIPE && res < 0)
 			c->pipe_open = false;
 		break;

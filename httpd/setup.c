@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "nofd-httpd.h"
 
@@ -152,6 +153,28 @@ static void resolve_addr(struct sockaddr_in6 *sa, socklen_t *len)
 	}
 }
 
+/*
+ * A table may not have more slots than RLIMIT_NOFILE allows descriptors
+ * (the slots take none). Raise the soft limit, and the hard one when we
+ * may, to @slots; registering the table says when that was not enough.
+ */
+static void raise_nofile(rlim_t slots)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= slots)
+		return;
+	rl.rlim_cur = slots;
+	if (rl.rlim_max < slots) {
+		struct rlimit up = { slots, slots };
+
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			return;
+		rl.rlim_cur = rl.rlim_max;
+	}
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 void worker_init(struct worker *w)
 {
 	struct io_uring_params p = {
@@ -167,7 +190,8 @@ void worker_init(struct worker *w)
 
 	w->limit = per ? per : 1;
 	w->nconn = w->limit + SPARE_CONNS;
-	slots = SLOT_CONN + w->nconn * 5;
+	slots = SLOT_CONN + w->nconn * 5 + opt.cache_files;
+	raise_nofile(slots);
 	p.cq_entries = w->nconn * 8 > 2 * opt.entries ? w->nconn * 8 :
 		       2 * opt.entries;
 	if (opt.defer)
@@ -177,8 +201,12 @@ void worker_init(struct worker *w)
 	if (ret < 0)
 		die("io_uring_queue_init", ret);
 	ret = io_uring_register_files_sparse(&w->ring, slots);
-	if (ret < 0)
+	if (ret < 0) {
+		fprintf(stderr, "nofd-httpd: a table of %u slots needs "
+			"RLIMIT_NOFILE of %u (fewer --max-conns or "
+			"--file-cache)\n", slots, slots);
 		die("registering the file table", ret);
+	}
 	ret = io_uring_register_file_alloc_range(&w->ring, SLOT_CONN,
 						 w->nconn);
 	if (ret < 0)
@@ -200,6 +228,7 @@ void worker_init(struct worker *w)
 		c->pipe_rd = c->slot_a + 2;	/* PIPE fills two in a row */
 		c->pipe_wr = c->slot_a + 3;
 	}
+	cache_init(w, SLOT_CONN + w->nconn * 5);
 	if (opt.send != SEND_SPLICE) {
 		struct iovec iov = {
 			.iov_base = w->mem, .iov_len = per_conn * w->nconn,

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: nofd-httpd's open-file cache. A cached file is served as
+ * read(2) reads it, with its Last-Modified and 304; within the validity a
+ * file replaced by rename is served as the whole old version, never a mix;
+ * past it (and at once with --file-cache 0) a replaced, deleted or
+ * truncated file is served as it is now; a file truncated under its entry
+ * fails one response and is opened afresh by the next; 12 files through a
+ * cache of 3 slots, from 4 client threads, each give their own bytes.
+ */
+#include <pthread.h>
+
+#include "httpd.h"
+
+#define ROOT "/tmp/httpd-cache"
+#define NFILES 12
+
+static char buf[65536];
+
+/* @n bytes of @ch at @path, by a new file renamed over it */
+static void replace(const char *path, char ch, size_t n)
+{
+	char data[8192];
+
+	memset(data, ch, n);
+	t_write_file(ROOT "/.new", data, n);
+	t_assert(rename(ROOT "/.new", path) == 0, "rename to %s", path);
+}
+
+/* GET @url: 200 and exactly what read(2) gives for @path now */
+static void get_as_read(int port, const char *url, const char *path)
+{
+	static char want[8192];
+	ssize_t n = t_read_file(path, want, sizeof(want));
+	struct hc_resp r;
+	int s = hc_get(port, url, buf, sizeof(buf), &r);
+
+	t_check(s == 200, "GET %s: %d", url, s);
+	t_check(s == 200 && r.body_len == (size_t)n &&
+		!memcmp(r.body, want, n), "GET %s: %zu bytes as read(2)'s %zd",
+		url, r.body_len, n);
+}
+
+static unsigned long stat_of(const struct httpd *h, const char *name)
+{
+	const char *p = strstr(h->log, name);
+
+	return p ? strtoul(p + strlen(name), NULL, 10) : 0;
+}
+
+/* The default validity: hits, 304, the old version whole, truncation */
+static void test_valid(void)
+{
+	const char *argv[] = { "-n", "--threads", "1", "--stats", NULL };
+	char lm[64], req[256];
+	struct hc_resp r;
+	struct httpd h;
+	int s;
+
+	replace(ROOT "/a.txt", 'a', 1000);
+	httpd_start(&h, ROOT, argv);
+	for (int i = 0; i < 3; i++)
+		get_as_read(h.port, "/a.txt", ROOT "/a.txt");
+	s = hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	t_assert(s == 200 && hc_header(&r, "Last-Modified", lm, sizeof(lm)),
+		 "Last-Modified of a cached file");
+	snprintf(req, sizeof(req), "GET /a.txt HTTP/1.1\r\nHost: t\r\n"
+		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n", lm);
+	s = hc_request(h.port, req, buf, sizeof(buf), &r);
+	t_check(s == 304, "If-Modified-Since of a cached file: %d", s);
+
+	/* replaced: within 60 s the old file, whole */
+	replace(ROOT "/a.txt", 'b', 1500);
+	s = hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	t_check(s == 200 && r.body_len == 1000 && r.body[0] == 'a' &&
+		r.body[999] == 'a', "replaced within the validity: %d, "
+		"%zu bytes of '%c'", s, r.body_len, s == 200 ? r.body[0] : 0);
+
+	/* truncated under its entry: one short response, then as it is */
+	replace(ROOT "/t.txt", 't', 4000);
+	get_as_read(h.port, "/t.txt", ROOT "/t.txt");
+	t_assert(truncate(ROOT "/t.txt", 100) == 0, "truncate");
+	s = hc_get(h.port, "/t.txt", buf, sizeof(buf), &r);
+	t_check(s == -1, "truncated under its entry: %d, not a short body "
+		"and a close", s);
+	get_as_read(h.port, "/t.txt", ROOT "/t.txt");
+
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+	t_check(stat_of(&h, "cache_hits=") >= 5, "cache hits: %lu",
+		stat_of(&h, "cache_hits="));
+	t_check(stat_of(&h, "allocs_after_start=") == 0 &&
+		strstr(h.log, "allocs_after_start=0\n"), "allocations: %s",
+		h.log);
+}
+
+/* Past a validity of 200 ms: replaced, deleted, as they are now */
+static void test_expiry(void)
+{
+	const char *argv[] = { "-n", "--threads", "1",
+			       "--file-cache-valid", "200", NULL };
+	struct hc_resp r;
+	struct httpd h;
+	int s;
+
+	replace(ROOT "/e.txt", 'c', 700);
+	httpd_start(&h, ROOT, argv);
+	get_as_read(h.port, "/e.txt", ROOT "/e.txt");
+	replace(ROOT "/e.txt", 'd', 900);
+	usleep(300000);
+	get_as_read(h.port, "/e.txt", ROOT "/e.txt");
+	t_assert(unlink(ROOT "/e.txt") == 0, "unlink");
+	usleep(300000);
+	s = hc_get(h.port, "/e.txt", buf, sizeof(buf), &r);
+	t_check(s == 404, "deleted, past the validity: %d", s);
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+}
+
+/* --file-cache 0: every request opens the file */
+static void test_off(void)
+{
+	const char *argv[] = { "-n", "--threads", "1", "--stats",
+			       "--file-cache", "0", NULL };
+	struct httpd h;
+
+	replace(ROOT "/o.txt", 'e', 300);
+	httpd_start(&h, ROOT, argv);
+	get_as_read(h.port, "/o.txt", ROOT "/o.txt");
+	replace(ROOT "/o.txt", 'f', 600);
+	get_as_read(h.port, "/o.txt", ROOT "/o.txt");
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+	t_check(strstr(h.log, "cache_hits=0 ") != NULL, "no cache: %s",
+		h.log);
+}
+
+static int churn_port;
+
+static void *churn(void *arg)
+{
+	static __thread char b[16384];
+	unsigned int seed = (uintptr_t)arg;
+
+	for (int i = 0; i < 30; i++) {
+		int f = rand_r(&seed) % NFILES, s;
+		char url[32];
+		struct hc_resp r;
+		size_t want = 200 + f * 100;
+
+		snprintf(url, sizeof(url), "/f%02d", f);
+		s = hc_get(churn_port, url, b, sizeof(b), &r);
+		t_check(s == 200 && r.body_len == want && r.body[0] == 'A' + f &&
+			r.body[want - 1] == 'A' + f, "GET %s: %d, %zu bytes",
+			url, s, r.body_len);
+	}
+	return NULL;
+}
+
+/* 12 files, 3 slots, 4 client threads, 2 server threads */
+static void test_evict(void)
+{
+	const char *argv[] = { "-n", "--threads", "2", "--stats",
+			       "--file-cache", "3", NULL };
+	pthread_t th[4];
+	struct httpd h;
+	char path[64];
+
+	for (int f = 0; f < NFILES; f++) {
+		snprintf(path, sizeof(path), ROOT "/f%02d", f);
+		replace(path, 'A' + f, 200 + f * 100);
+	}
+	httpd_start(&h, ROOT, argv);
+	churn_port = h.port;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, churn, (void *)(uintptr_t)(i + 1));
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+	t_check(stat_of(&h, "cache_hits=") > 0 &&
+		stat_of(&h, "cache_misses=") > 0, "hits and misses: %s",
+		h.log);
+	t_check(strstr(h.log, "allocs_after_start=0\n") != NULL,
+		"allocations: %s", h.log);
+}
+
+int main(void)
+{
+	mkdir(ROOT, 0755);
+	test_valid();
+	test_expiry();
+	test_off();
+	test_evict();
+	return t_exit();
+}
