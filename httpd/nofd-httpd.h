@@ -82,9 +82,10 @@ struct options {
 extern struct options opt;
 
 enum op {
-	OP_ACCEPT = 1, OP_RECV, OP_TIMEOUT, OP_PEER, OP_OPEN, OP_STATX,
+	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
-	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_CANCEL_ACCEPT, OP_LOG, OP_MSG, OP_WAKE,
+	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
+	OP_LOG, OP_MSG, OP_WAKE,
 };
 
 enum phase {
@@ -139,7 +140,7 @@ struct conn {
 	unsigned int dents_flags;
 	struct statx stx;
 	struct open_how how;
-	struct __kernel_timespec ts;
+	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
 	/* the response */
 	int status;
 	char *out;			/* head (and small bodies) */
@@ -168,6 +169,8 @@ struct worker {
 	unsigned int closes_since_arm;
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	uint64_t now_ms;
+	struct __kernel_timespec tick;	/* between sweeps of the deadlines */
+	uint64_t next_sweep_ms;
 	time_t now;
 	char date[HTTP_DATE_LEN];
 	/* access log: lines gather in log[fill]; the other is being written */

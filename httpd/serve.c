@@ -51,15 +51,43 @@ static struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
 	return sqe;
 }
 
-/* A LINK_TIMEOUT of @ms for the SQE before it */
-static void link_timeout(struct worker *w, struct conn *c, unsigned int ms)
+/*
+ * Timeouts are kept here, not by a LINK_TIMEOUT per RECV and SEND: each
+ * connection has a deadline for the RECV or the SEND chain in flight, and
+ * once a tick the loop cancels every request on the socket of a
+ * connection past it (sweep_deadlines()). A tick is a multishot TIMEOUT.
+ */
+static void set_deadline(struct worker *w, struct conn *c, unsigned int ms)
+{
+	c->deadline_ms = w->now_ms + ms;
+}
+
+static void sweep_deadlines(struct worker *w)
 {
 	struct io_uring_sqe *sqe;
 
-	c->ts.tv_sec = ms / 1000;
-	c->ts.tv_nsec = (ms % 1000) * 1000000L;
-	sqe = sqe_for(w, c, OP_TIMEOUT);
-	io_uring_prep_link_timeout(sqe, &c->ts, 0);
+	for (unsigned int i = 0; i < w->nconn; i++) {
+		struct conn *c = &w->conns[i];
+
+		if ((c->phase != PH_RECV && c->phase != PH_SEND) ||
+		    w->now_ms < c->deadline_ms)
+			continue;
+		c->deadline_ms = UINT64_MAX;	/* one cancel */
+		c->timed_out = true;
+		sqe = sqe_for(w, c, OP_EXPIRE);
+		io_uring_prep_cancel_fd(sqe, conn_slot(w, c),
+					IORING_ASYNC_CANCEL_ALL |
+					IORING_ASYNC_CANCEL_FD_FIXED);
+	}
+	w->next_sweep_ms = w->now_ms + w->tick.tv_nsec / 1000000 +
+			   w->tick.tv_sec * 1000;
+}
+
+static void arm_tick(struct worker *w)
+{
+	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_TICK);
+
+	io_uring_prep_timeout(sqe, &w->tick, 0, IORING_TIMEOUT_MULTISHOT);
 }
 
 static void close_slot(struct worker *w, struct conn *c, int slot)
@@ -214,18 +242,19 @@ static void send_out(struct worker *w, struct conn *c, const char *body,
 
 	c->phase = PH_SEND;
 	c->file_left = 0;
-	reserve(w, 3);
+	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_SEND);
 	io_uring_prep_send(sqe, conn_slot(w, c), c->out, c->out_len,
 			   MSG_NOSIGNAL | MSG_WAITALL | (len ? MSG_MORE : 0));
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	sqe->flags |= IOSQE_FIXED_FILE;
 	if (len) {
+		sqe->flags |= IOSQE_IO_LINK;
 		sqe = sqe_for(w, c, OP_SEND);
 		io_uring_prep_send(sqe, conn_slot(w, c), body, len,
 				   MSG_NOSIGNAL | MSG_WAITALL);
-		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe->flags |= IOSQE_FIXED_FILE;
 	}
-	link_timeout(w, c, opt.send_ms);
+	set_deadline(w, c, opt.send_ms);
 	c->chain_body = len;
 }
 
@@ -322,7 +351,7 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 	int sock = conn_slot(w, c);
 
 	c->phase = PH_SEND;
-	reserve(w, 5);
+	reserve(w, 4);
 	if (c->use_read) {
 		if (n > CHUNK - hl)
 			n = CHUNK - hl;
@@ -335,7 +364,7 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 		sqe = sqe_for(w, c, OP_SEND);
 		io_uring_prep_send(sqe, sock, c->body, hl + n,
 				   MSG_NOSIGNAL | MSG_WAITALL);
-		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe->flags |= IOSQE_FIXED_FILE;
 	} else {
 		if (!c->pipe_open) {
 			sqe = sqe_for(w, c, OP_PIPE);
@@ -357,9 +386,9 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 		sqe = sqe_for(w, c, OP_SPLICE_OUT);
 		io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
 				     SPLICE_F_FD_IN_FIXED);
-		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe->flags |= IOSQE_FIXED_FILE;
 	}
-	link_timeout(w, c, opt.send_ms);
+	set_deadline(w, c, opt.send_ms);
 	c->file_off += n;
 	c->file_left -= n;
 	c->chain_body = n;
@@ -509,12 +538,11 @@ static void arm_recv(struct worker *w, struct conn *c)
 	c->phase = PH_RECV;
 	c->recv_res = -ECANCELED;
 	c->timed_out = false;
-	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_RECV);
 	io_uring_prep_recv(sqe, conn_slot(w, c), c->req + c->req_len,
 			   HTTP_HEAD_MAX - c->req_len, 0);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-	link_timeout(w, c, ms);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	set_deadline(w, c, ms);
 }
 
 static void on_recv(struct worker *w, struct conn *c)
@@ -794,9 +822,6 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_RECV:
 		c->recv_res = res;
 		break;
-	case OP_TIMEOUT:
-		c->timed_out |= res == -ETIME;
-		break;
 	case OP_OPEN:
 		c->open_res = res;
 		break;
@@ -810,6 +835,11 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_PEER:
 		if (res < 0)
 			c->peer_len = 0;
+		break;
+	case OP_EXPIRE:
+		/* nothing on the socket yet (a READ first): the next sweep */
+		if (res == -ENOENT)
+			c->deadline_ms = 0;
 		break;
 	case OP_SEND:
 	case OP_READ:
@@ -870,6 +900,11 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 		case OP_WAKE:
 			stop_worker(w);
 			break;
+		case OP_TICK:
+			/* ended (it should not): armed again */
+			if (!(cqe->flags & IORING_CQE_F_MORE) && !w->stopping)
+				arm_tick(w);
+			break;
 		case OP_CANCEL_ACCEPT:
 			/* the cancel missed: again when stopping, and
 			 * when re-arming the ACCEPT stays as it is */
@@ -924,6 +959,8 @@ void *worker_loop(void *arg)
 	sigdelset(&wait_mask, SIGTERM);
 	clock_tick(w);
 	arm_accept(w);
+	arm_tick(w);
+	w->next_sweep_ms = w->now_ms;
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		unsigned int head, n = 0;
@@ -959,6 +996,8 @@ void *worker_loop(void *arg)
 			n++;
 		}
 		io_uring_cq_advance(&w->ring, n);
+		if (w->now_ms >= w->next_sweep_ms)
+			sweep_deadlines(w);
 	}
 	return NULL;
 }

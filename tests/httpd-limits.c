@@ -3,7 +3,8 @@
  * Description: nofd-httpd's limits hold: a connection over --max-conns gets
  * 503 and is closed; a request head slower than --header-timeout
  * (slowloris) gets 408; an idle keep-alive connection is closed after
- * --idle-timeout; a client that stops reading a large response is
+ * --idle-timeout (not before half of it, and one that keeps asking is
+ * not closed at all); a client that stops reading a large response is
  * disconnected after --send-timeout; and the server goes on serving.
  */
 #include "httpd.h"
@@ -23,6 +24,24 @@ static bool closed_within(int s, int ms)
 	while ((n = recv(s, c, sizeof(c), 0)) > 0)
 		;
 	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* Responses read from @s until @n came or it closed or went quiet */
+static int answers(int s, int n)
+{
+	size_t len = 0;
+	ssize_t got;
+	int count = 0;
+
+	while (count < n &&
+	       (got = recv(s, buf + len, sizeof(buf) - 1 - len, 0)) > 0) {
+		len += got;
+		buf[len] = '\0';
+		count = 0;
+		for (char *p = buf; (p = strstr(p, "HTTP/1.1 200 ")); p++)
+			count++;
+	}
+	return count;
 }
 
 int main(void)
@@ -68,11 +87,23 @@ int main(void)
 	t_check(hc_parse_resp(buf, len, &r, false) && r.status == 408,
 		"a head slower than --header-timeout: 408 and closed");
 
-	/* idle keep-alive */
+	/* idle keep-alive: open at half the timeout, then closed; and a
+	 * connection with a request every 200 ms outlives it */
 	s = hc_connect(h.port);
 	hc_send(s, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	t_check(!closed_within(s, 300), "idle after a response: open "
+		"at half --idle-timeout");
 	t_check(closed_within(s, 5000), "idle after a response: closed "
 		"after --idle-timeout");
+	close(s);
+	s = hc_connect(h.port);
+	for (int i = 0; i < 8; i++) {
+		hc_send(s, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+		usleep(200000);
+	}
+	hc_send(s, "GET /a.txt HTTP/1.1\r\nHost: t\r\n\r\n", 32);
+	t_check(answers(s, 9) == 9, "a request every 200 ms for 1.8 s, "
+		"--idle-timeout 600: 9 answers on one connection");
 	close(s);
 	s = hc_connect(h.port);
 	t_check(closed_within(s, 5000), "idle from the start: closed");
