@@ -52,10 +52,27 @@ void announce(struct worker *w)
 	if (port < 0)
 		die("GETSOCKNAME of the listener", port);
 	fprintf(stderr, "nofd-httpd: serving %s on %s port %d, %d thread%s, "
-		"send %s\n", opt.root, opt.addr, port, opt.threads,
+		"send %s%s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
 		opt.send == SEND_READ ? "read" : opt.send == SEND_SPLICE ?
-		"splice" : "auto");
+		"splice" : "auto", stock ? ", stock mode" : "");
+	if (stock) {
+		fprintf(stderr, "nofd-httpd: stock mode (%s): the root is one "
+			"O_PATH descriptor, files are opened relative to it\n",
+			opt.stock ? "--stock" : "no nofd series");
+		fprintf(stderr, "nofd-httpd: stock mode: size and mtime by "
+			"STATX of the path, not of the open file\n");
+		fprintf(stderr, "nofd-httpd: stock mode: %s\n", kc.install ?
+			"directories are listed through a descriptor "
+			"installed for the listing" :
+			"no directory listings (no FIXED_FD_INSTALL): 403");
+	}
+	if (!kc.splice)
+		fprintf(stderr, "nofd-httpd: no IORING_OP_PIPE: bodies go by "
+			"READ and SEND\n");
+	if (!kc.getsockname && opt.log)
+		fprintf(stderr, "nofd-httpd: no GETSOCKNAME of a slot: no "
+			"peer addresses in the access log\n");
 	fflush(stderr);
 	fflush(stdout);
 	__atomic_store_n(&started, true, __ATOMIC_RELAXED);
@@ -81,7 +98,7 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
-	require_nofd();
+	probe_kernel();
 	/* libc allocates for its time zone state on first use: now, before
 	 * the count of allocations after start-up begins */
 	http_parse_date("Thu, 01 Jan 1970 00:00:00 GMT", 29);

@@ -77,19 +77,40 @@ struct options {
 	bool stats;
 	unsigned int cache_files;	/* per thread; 0: no open-file cache */
 	unsigned int cache_valid_ms;
+	bool stock;			/* as if without the nofd series */
 };
 
 extern struct options opt;
+
+/* What the kernel has beyond what every mode needs (setup.c) */
+struct kernel_caps {
+	bool fixed_dir;		/* nofd: a slot as OPENAT2's and STATX's dir */
+	bool getdents;		/* nofd: IORING_OP_GETDENTS */
+	bool splice;		/* IORING_OP_SPLICE and IORING_OP_PIPE (6.16) */
+	bool install;		/* IORING_OP_FIXED_FD_INSTALL (6.8) */
+	bool getsockname;	/* SOCKET_URING_OP_GETSOCKNAME (6.19) */
+};
+
+extern struct kernel_caps kc;
+/*
+ * Stock mode: no nofd series (or --stock). The root is one O_PATH
+ * descriptor of the process, files are opened relative to it by path
+ * into slots and STATXed by path, directories are listed through a
+ * descriptor installed for the listing (FIXED_FD_INSTALL) or not at all.
+ */
+extern bool stock;
+extern int root_fd;
 
 enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
-	OP_LOG, OP_MSG, OP_WAKE,
+	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL,
 };
 
 enum phase {
-	PH_FREE, PH_RECV, PH_OPEN, PH_INDEX, PH_DENTS, PH_SEND, PH_CLOSE,
+	PH_FREE, PH_RECV, PH_OPEN, PH_INDEX, PH_DENTS, PH_INSTALL, PH_SEND,
+	PH_CLOSE,
 };
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
@@ -135,6 +156,7 @@ struct conn {
 	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
 	struct http_request hr;
 	char path[HTTP_TARGET_MAX + 16];
+	char index_path[HTTP_TARGET_MAX + 32];	/* stock: path/index.html */
 	/* results of the phase's requests */
 	int recv_res, open_res, statx_res, dents_res;
 	unsigned int dents_flags;
@@ -201,7 +223,7 @@ static inline uint64_t ud(enum op op, unsigned int idx)
 void parse_options(int argc, char **argv);
 
 /* setup.c */
-void require_nofd(void);
+void probe_kernel(void);
 void worker_init(struct worker *w);
 int bound_port(struct worker *w);
 

@@ -24,7 +24,8 @@ static void usage(FILE *f, int status)
 "usage: nofd-httpd [OPTION]...\n"
 "Serve the files under a document root over HTTP/1.1 (GET, HEAD), holding\n"
 "no file descriptor per connection, file or directory: each thread's ring\n"
-"keeps them in its fixed-file table. Needs the nofd kernel.\n"
+"keeps them in its fixed-file table. On a kernel without the nofd series\n"
+"it runs in stock mode and says at start what it does instead.\n"
 "\n"
 "  -a, --addr ADDR        IPv4 or IPv6 address to listen on (default 0.0.0.0)\n"
 "  -p, --port PORT        TCP port (default 8080; 0: any, printed at start)\n"
@@ -61,6 +62,9 @@ static void usage(FILE *f, int status)
 "      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN (they\n"
 "                         save CPU on small responses and cost some on\n"
 "                         large ones: httpd/README.md)\n"
+"      --stock            stock mode on the nofd kernel too: the root as one\n"
+"                         O_PATH descriptor, STATX by path, listings through\n"
+"                         a briefly installed descriptor\n"
 "      --stats            at exit, print counters and the heap allocations\n"
 "                         made after start-up to stderr\n"
 "  -h, --help             this text\n"
@@ -89,7 +93,7 @@ void parse_options(int argc, char **argv)
 {
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
-		O_VALID,
+		O_VALID, O_STOCK,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -107,6 +111,7 @@ void parse_options(int argc, char **argv)
 		{ "access-log", required_argument, NULL, 'l' },
 		{ "no-access-log", no_argument, NULL, 'n' },
 		{ "no-defer", no_argument, NULL, O_NODEFER },
+		{ "stock", no_argument, NULL, O_STOCK },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -147,6 +152,7 @@ void parse_options(int argc, char **argv)
 		case 'l': opt.log = optarg; break;
 		case 'n': opt.log = NULL; break;
 		case O_NODEFER: opt.defer = false; break;
+		case O_STOCK: opt.stock = true; break;
 		case O_STATS: opt.stats = true; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/syscall.h>
 
 #include "nofd-httpd.h"
 
@@ -423,10 +424,20 @@ static void serve_file(struct worker *w, struct conn *c, const char *name)
 	send_chunk(w, c, true);
 }
 
-/* Open @path relative to the slot @dir into @slot, linked to its STATX. */
+/*
+ * Open @path into @slot, linked to its STATX: relative to the slot @dir,
+ * then the STATX of @slot; in stock mode relative to root_fd, then the
+ * STATX of the path (which, unlike the open, is not held beneath the
+ * root: a symlink swapped in between could describe another file, whose
+ * size and mtime would be sent; its bytes never are, as the READ or
+ * SPLICE is of the file opened, and a size that is not the file's fails
+ * the response).
+ */
 static void open_stat(struct worker *w, struct conn *c, int dir,
 		      const char *path, int slot, enum phase phase)
 {
+	const unsigned int mask = STATX_TYPE | STATX_MODE | STATX_SIZE |
+				  STATX_MTIME;
 	struct io_uring_sqe *sqe;
 
 	c->phase = phase;
@@ -438,11 +449,34 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 	c->opened_ms = w->now_ms;
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_OPEN);
+	if (stock) {
+		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->how, slot);
+		sqe->flags |= IOSQE_IO_LINK;
+		sqe = sqe_for(w, c, OP_STATX);
+		io_uring_prep_statx(sqe, root_fd, path, 0, mask, &c->stx);
+		return;
+	}
 	io_uring_prep_openat2_direct(sqe, dir, path, &c->how, slot);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_STATX);
-	io_uring_prep_fstatx_direct(sqe, slot, STATX_TYPE | STATX_MODE |
-				    STATX_SIZE | STATX_MTIME, &c->stx);
+	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->stx);
+}
+
+/* The directory c->path's index.html, into the other file slot */
+static void open_index(struct worker *w, struct conn *c)
+{
+	const char *path = "index.html";
+
+	if (stock) {
+		/* c->path is "." or has no trailing slash */
+		if (strcmp(c->path, "."))
+			snprintf(c->index_path, sizeof(c->index_path),
+				 "%s/index.html", c->path);
+		else
+			strcpy(c->index_path, path);
+		path = c->index_path;
+	}
+	open_stat(w, c, c->fslot, path, other_slot(c), PH_INDEX);
 }
 
 static int open_status(int err)
@@ -622,16 +656,10 @@ static void list_start(struct conn *c)
 		list_add(c, "<li><a href=\"../\">../</a></li>\n");
 }
 
-static void on_dents(struct worker *w, struct conn *c)
+/* The records of @dents (@n bytes) into the listing; false once full */
+static bool list_dents(struct conn *c, const char *dents, int n)
 {
-	const char *dents = c->body + CHUNK - DENTS_MAX;
-	int pos;
-
-	if (c->dents_res < 0) {
-		respond_error(w, c, 500);
-		return;
-	}
-	for (pos = 0; pos < c->dents_res;) {
+	for (int pos = 0; pos < n;) {
 		const struct linux_dirent64 *d = (const void *)(dents + pos);
 		size_t before = c->body_len;
 
@@ -641,20 +669,76 @@ static void on_dents(struct worker *w, struct conn *c)
 		if (!list_entry(c, d->d_name, d->d_type == DT_DIR)) {
 			/* the listing fills the body buffer: say so, stop */
 			c->body_len = before;
-			c->dents_flags |= IORING_CQE_F_DIR_EOF;
 			list_add(c, "</ul><p>(truncated)</p><ul>");
-			break;
+			return false;
 		}
 	}
-	if (c->dents_res && !(c->dents_flags & IORING_CQE_F_DIR_EOF)) {
-		list_dir(w, c);
-		return;
-	}
+	return true;
+}
+
+static void list_send(struct worker *w, struct conn *c)
+{
 	c->body_len += snprintf(c->body + c->body_len, 64,
 				"</ul></body></html>\n");
 	write_head(w, c, 200, "text/html; charset=utf-8", c->body_len, NULL);
 	send_out(w, c, c->no_body ? NULL : c->body,
 		 c->no_body ? 0 : c->body_len);
+}
+
+static void on_dents(struct worker *w, struct conn *c)
+{
+	const char *dents = c->body + CHUNK - DENTS_MAX;
+
+	if (c->dents_res < 0) {
+		respond_error(w, c, 500);
+		return;
+	}
+	if (!list_dents(c, dents, c->dents_res))
+		c->dents_flags |= IORING_CQE_F_DIR_EOF;
+	if (c->dents_res && !(c->dents_flags & IORING_CQE_F_DIR_EOF)) {
+		list_dir(w, c);
+		return;
+	}
+	list_send(w, c);
+}
+
+/*
+ * Stock mode has no GETDENTS: the directory's slot is installed as a
+ * descriptor of the process for as long as getdents64(2) reads it.
+ */
+static void install_dir(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!kc.install) {
+		respond_error(w, c, 403);
+		return;
+	}
+	c->phase = PH_INSTALL;
+	c->dents_res = -ECANCELED;
+	sqe = sqe_for(w, c, OP_INSTALL);
+	io_uring_prep_fixed_fd_install(sqe, c->fslot, 0);
+}
+
+static void on_install(struct worker *w, struct conn *c)
+{
+	char *dents = c->body + CHUNK - DENTS_MAX;
+	int fd = c->dents_res;
+	long n;
+
+	if (fd < 0) {
+		respond_error(w, c, 500);
+		return;
+	}
+	while ((n = syscall(SYS_getdents64, fd, dents, DENTS_MAX)) > 0 &&
+	       list_dents(c, dents, n))
+		;
+	close(fd);
+	if (n < 0) {
+		respond_error(w, c, 500);
+		return;
+	}
+	list_send(w, c);
 }
 
 static void on_open(struct worker *w, struct conn *c)
@@ -665,7 +749,10 @@ static void on_open(struct worker *w, struct conn *c)
 	if (c->open_res < 0) {
 		if (index && c->open_res == -ENOENT) {
 			list_start(c);
-			list_dir(w, c);
+			if (stock)
+				install_dir(w, c);
+			else
+				list_dir(w, c);
 			return;
 		}
 		respond_error(w, c, open_status(c->open_res));
@@ -687,9 +774,7 @@ static void on_open(struct worker *w, struct conn *c)
 			respond_redirect(w, c);
 			return;
 		}
-		open_stat(w, c, c->fslot, "index.html",
-			  other_slot(c),
-			  PH_INDEX);
+		open_index(w, c);
 		return;
 	}
 	if (index) {
@@ -757,6 +842,9 @@ static void advance(struct worker *w, struct conn *c)
 	case PH_DENTS:
 		on_dents(w, c);
 		break;
+	case PH_INSTALL:
+		on_install(w, c);
+		break;
 	case PH_SEND:
 		on_sent(w, c);
 		break;
@@ -802,7 +890,7 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 		respond_and_close(w, c, 503);
 		return;
 	}
-	if (opt.log) {
+	if (opt.log && kc.getsockname) {
 		c->peer_len = sizeof(c->peer);
 		sqe = sqe_for(w, c, OP_PEER);
 		io_uring_prep_cmd_getsockname(sqe, conn_slot(w, c),
@@ -831,6 +919,9 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_DENTS:
 		c->dents_res = res;
 		c->dents_flags = cqe->flags;
+		break;
+	case OP_INSTALL:
+		c->dents_res = res;	/* the descriptor */
 		break;
 	case OP_PEER:
 		if (res < 0)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * setup.c: what nofd-httpd does once. The kernel check (every operation
- * the server uses, and the nofd series' fixed directories, STATX of a
- * slot and GETDENTS), and each worker's ring: its table, buffers,
+ * setup.c: what nofd-httpd does once. The kernel check (the operations
+ * every mode needs; the nofd series' fixed directories, STATX of a slot
+ * and GETDENTS, without which it runs in stock mode; the newer operations
+ * it can do without), and each worker's ring: its table, buffers,
  * listener (SOCKET direct, SO_REUSEPORT, BIND, LISTEN), root and log.
  */
 #include <arpa/inet.h>
@@ -10,15 +11,61 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "nofd-httpd.h"
 
+struct kernel_caps kc;
+bool stock;
+int root_fd = -1;
+
+/* Whether @ring can open "." relative to a slot and STATX a slot (nofd) */
+static bool has_fixed_dir(struct io_uring *ring)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY };
+	struct io_uring_sqe *sqe;
+	struct statx stx;
+	int ret;
+
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_openat_direct(sqe, AT_FDCWD, "/", O_PATH | O_DIRECTORY,
+				    0, 0);
+	ret = nofd_run_one(ring);
+	if (ret < 0)
+		die("opening / into the table", ret);
+	/* 7.3 fails both with -EBADF */
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_openat2_direct(sqe, 0, ".", &how, 1);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	if (nofd_run_one(ring) < 0)
+		return false;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_fstatx_direct(sqe, 1, STATX_TYPE, &stx);
+	return nofd_run_one(ring) >= 0;
+}
+
+/* Whether @ring's kernel has the GETSOCKNAME command of a slot (6.19) */
+static bool has_getsockname(struct io_uring *ring)
+{
+	struct sockaddr_in6 sa;
+	socklen_t len = sizeof(sa);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_socket_direct(sqe, AF_INET, SOCK_STREAM, 0, 2, 0);
+	if (nofd_run_one(ring) < 0)
+		return false;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_cmd_getsockname(sqe, 2, (struct sockaddr *)&sa, &len, 0);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return nofd_run_one(ring) >= 0;
+}
+
 /*
- * Unless the kernel has every operation the server uses, a fixed file as
- * the directory of OPENAT2, STATX of a slot and GETDENTS (the nofd
- * series), say what it lacks and exit 1.
+ * What the kernel has, into kc. Without an operation every mode needs,
+ * say which and exit 1. Without the nofd series (or with --stock) the
+ * server runs in stock mode: announce() says what it does instead.
  */
-void require_nofd(void)
+void probe_kernel(void)
 {
 	static const struct { int op; const char *name; } ops[] = {
 		{ IORING_OP_SOCKET, "IORING_OP_SOCKET" },
@@ -28,8 +75,8 @@ void require_nofd(void)
 		{ IORING_OP_URING_CMD, "IORING_OP_URING_CMD" },
 		{ IORING_OP_OPENAT2, "IORING_OP_OPENAT2" },
 		{ IORING_OP_STATX, "IORING_OP_STATX" },
-		{ IORING_OP_SPLICE, "IORING_OP_SPLICE" },
-		{ IORING_OP_PIPE, "IORING_OP_PIPE" },
+		{ IORING_OP_READ_FIXED, "IORING_OP_READ_FIXED" },
+		{ IORING_OP_SEND, "IORING_OP_SEND" },
 		{ IORING_OP_CLOSE, "IORING_OP_CLOSE" },
 		{ IORING_OP_TIMEOUT, "IORING_OP_TIMEOUT" },
 		{ IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL" },
@@ -37,9 +84,6 @@ void require_nofd(void)
 	};
 	struct io_uring ring;
 	struct io_uring_probe *probe;
-	struct io_uring_sqe *sqe;
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY };
-	struct statx stx;
 	int ret;
 
 	ret = io_uring_queue_init(8, &ring, 0);
@@ -56,44 +100,34 @@ void require_nofd(void)
 			ops[i].name, ops[i].op);
 		exit(1);
 	}
+	kc.splice = io_uring_opcode_supported(probe, IORING_OP_SPLICE) &&
+		    probe->last_op >= IORING_OP_PIPE &&
+		    io_uring_opcode_supported(probe, IORING_OP_PIPE);
+	kc.install = probe->last_op >= IORING_OP_FIXED_FD_INSTALL &&
+		     io_uring_opcode_supported(probe,
+					       IORING_OP_FIXED_FD_INSTALL);
 	io_uring_free_probe(probe);
 	ret = io_uring_register_files_sparse(&ring, 4);
 	if (ret < 0)
 		die("registering a file table", ret);
-	ret = io_uring_check_getdents(&ring);
-	if (ret <= 0) {
-		fprintf(stderr, "nofd-httpd: this kernel lacks "
-			"IORING_OP_GETDENTS (opcode %d is %s)\n",
-			IORING_OP_GETDENTS, ret < 0 ? strerror(-ret) :
-			"another operation or missing");
-		exit(1);
-	}
-	/* a fixed dirfd for OPENAT2 and STATX: 7.3 fails both with -EBADF */
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_openat_direct(sqe, AT_FDCWD, "/", O_PATH | O_DIRECTORY,
-				    0, 0);
-	ret = nofd_run_one(&ring);
-	if (ret < 0)
-		die("opening / into the table", ret);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_openat2_direct(sqe, 0, ".", &how, 1);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	ret = nofd_run_one(&ring);
-	if (ret < 0) {
-		fprintf(stderr, "nofd-httpd: this kernel lacks fixed directory "
-			"descriptors for IORING_OP_OPENAT2 (%s)\n",
-			strerror(-ret));
-		exit(1);
-	}
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_fstatx_direct(sqe, 1, STATX_TYPE, &stx);
-	ret = nofd_run_one(&ring);
-	if (ret < 0) {
-		fprintf(stderr, "nofd-httpd: this kernel lacks STATX of a "
-			"direct descriptor (%s)\n", strerror(-ret));
-		exit(1);
-	}
+	kc.getdents = io_uring_check_getdents(&ring) > 0;
+	kc.fixed_dir = has_fixed_dir(&ring);
+	kc.getsockname = has_getsockname(&ring);
 	io_uring_queue_exit(&ring);
+
+	stock = opt.stock || !kc.getdents || !kc.fixed_dir;
+	if (opt.send == SEND_SPLICE && !kc.splice) {
+		fprintf(stderr, "nofd-httpd: --send splice: this kernel lacks "
+			"IORING_OP_PIPE (6.16) or IORING_OP_SPLICE\n");
+		exit(1);
+	}
+	if (!kc.splice)
+		opt.send = SEND_READ;
+	if (stock) {
+		root_fd = open(opt.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root_fd < 0)
+			die(opt.root, -errno);
+	}
 }
 
 static int setsockopt_direct(struct worker *w, int level, int name, int val)
@@ -252,12 +286,14 @@ void worker_init(struct worker *w)
 	if (ret < 0)
 		die("listening (SOCKET direct, SO_REUSEPORT, BIND, LISTEN)",
 		      ret);
-	sqe = io_uring_get_sqe(&w->ring);
-	io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.root,
-				    O_PATH | O_DIRECTORY, 0, SLOT_ROOT);
-	ret = nofd_run_one(&w->ring);
-	if (ret < 0)
-		die(opt.root, ret);
+	if (!stock) {
+		sqe = io_uring_get_sqe(&w->ring);
+		io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.root,
+					    O_PATH | O_DIRECTORY, 0, SLOT_ROOT);
+		ret = nofd_run_one(&w->ring);
+		if (ret < 0)
+			die(opt.root, ret);
+	}
 	if (opt.log && strcmp(opt.log, "-")) {
 		sqe = io_uring_get_sqe(&w->ring);
 		io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.log,
@@ -269,7 +305,11 @@ void worker_init(struct worker *w)
 	}
 }
 
-/* The first worker learns the port (for --port 0) with GETSOCKNAME. */
+/*
+ * The first worker learns the port (for --port 0) with GETSOCKNAME of the
+ * listener's slot, or before 6.19 with getsockname(2) of the listener
+ * installed as a descriptor for the call.
+ */
 int bound_port(struct worker *w)
 {
 	struct sockaddr_in6 sa;
@@ -277,10 +317,24 @@ int bound_port(struct worker *w)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
 	int ret;
 
-	io_uring_prep_cmd_getsockname(sqe, SLOT_LISTEN, (struct sockaddr *)&sa,
-				      &len, 0);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	ret = nofd_run_one(&w->ring);
+	if (kc.getsockname) {
+		io_uring_prep_cmd_getsockname(sqe, SLOT_LISTEN,
+					      (struct sockaddr *)&sa, &len, 0);
+		sqe->flags |= IOSQE_FIXED_FILE;
+		ret = nofd_run_one(&w->ring);
+	} else if (kc.install) {
+		io_uring_prep_fixed_fd_install(sqe, SLOT_LISTEN, 0);
+		ret = nofd_run_one(&w->ring);
+		if (ret >= 0) {
+			int fd = ret;
+
+			ret = getsockname(fd, (struct sockaddr *)&sa, &len) ?
+			      -errno : 0;
+			close(fd);
+		}
+	} else {
+		return opt.port ? opt.port : -EOPNOTSUPP;
+	}
 	if (ret < 0)
 		return ret;
 	return ntohs(sa.sin6_port);	/* same offset in sockaddr_in */

@@ -65,7 +65,7 @@ int main(void)
 	const char *argv[] = { "-n", "--threads", "2", "--stats", NULL };
 	pthread_t th[THREADS];
 	struct httpd h;
-	int max_fds = 0, min_fds = 1 << 30, samples = 0, total = 0;
+	int max_fds = 0, min_fds = 1 << 30, samples = 0, total = 0, base;
 	char big[200000];
 
 	mkdir(ROOT, 0755);
@@ -81,7 +81,11 @@ int main(void)
 	}
 	httpd_start(&h, ROOT, argv);
 	port = h.port;
-	t_check_res(t_count_fds_of(h.pid), 5, "idle: fds 0, 1, 2 and 2 rings");
+	/* stock mode: and the root's descriptor, and one per listing being
+	 * read (installed from its slot for getdents64) */
+	base = httpd_stock() ? 6 : 5;
+	t_check_res(t_count_fds_of(h.pid), base, "idle: fds 0, 1, 2 and 2 "
+		    "rings%s", httpd_stock() ? " and the root" : "");
 
 	for (long i = 0; i < THREADS; i++)
 		t_assert(!pthread_create(&th[i], NULL, client, (void *)i),
@@ -101,9 +105,10 @@ int main(void)
 		pthread_join(th[i], NULL);
 		total += ok_count[i];
 	}
-	t_check(min_fds == 5 && max_fds == 5, "under load: %d samples of "
-		"/proc/PID/fd, all 5 entries (min %d, max %d)", samples,
-		min_fds, max_fds);
+	t_check(min_fds == base && max_fds <= base + (httpd_stock() ? THREADS :
+						      0),
+		"under load: %d samples of /proc/PID/fd, %d entries (min %d, "
+		"max %d)", samples, base, min_fds, max_fds);
 	t_check(total == THREADS * ROUNDS / 2 * 5, "every request answered "
 		"as expected: %d of %d", total, THREADS * ROUNDS / 2 * 5);
 

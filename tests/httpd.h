@@ -17,6 +17,8 @@
 #include "test.h"
 
 #define HTTPD_BIN "/bin/nofd-httpd"
+/* Set by tests/httpd-stock: every server the tests start runs --stock */
+#define HTTPD_STOCK_ENV "NOFD_HTTPD_STOCK"
 
 struct httpd {
 	pid_t pid;
@@ -49,17 +51,23 @@ static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
 	return got;
 }
 
+static inline bool httpd_stock(void)
+{
+	return getenv(HTTPD_STOCK_ENV) != NULL;
+}
+
 /*
  * Start the server on @root with the options in @argv (NULL-terminated,
- * may be NULL): --port 0 and --addr 127.0.0.1 are added. Fails the test
- * when it does not announce its port.
+ * may be NULL): --port 0 and --addr 127.0.0.1 are added, and --stock
+ * under tests/httpd-stock. Fails the test when it does not announce its
+ * port, or announces stock mode on the nofd kernel unasked.
  */
 static inline void httpd_start(struct httpd *h, const char *root,
 			       const char *const *argv)
 {
 	const char *args[32] = { HTTPD_BIN, "--port", "0", "--addr",
-				 "127.0.0.1", "--root", root };
-	int n = 7, p[2];
+				 "127.0.0.1", "--root", root, "--stock" };
+	int n = httpd_stock() ? 8 : 7, p[2];
 	char line[256];
 	ssize_t len = 0, r;
 
@@ -87,6 +95,9 @@ static inline void httpd_start(struct httpd *h, const char *root,
 	if (strstr(line, " port "))
 		h->port = atoi(strstr(line, " port ") + 6);
 	t_assert(h->port > 0, "nofd-httpd did not start: '%s'", line);
+	t_assert(httpd_stock() == (strstr(line, ", stock mode") != NULL) ||
+		 (!httpd_stock() && !t_nofd_kernel()),
+		 "the mode nofd-httpd announced: '%s'", line);
 }
 
 /* Send @sig, wait; the exit status (or 128 + signal), stderr in h->log. */
