@@ -3,25 +3,29 @@
  * versus: the second part of `make demo`, run in the guest under
  * -icount shift=0,sleep=off (guest time counts executed instructions, so
  * host load does not move the figures; docs/benchmarks.md). It builds a
- * sample site, then for each server (nofd-httpd as it starts by default,
- * with each send strategy forced, and without SINGLE_ISSUER|DEFER_TASKRUN;
- * nginx with open_file_cache off and on) and
- * each load (a small page with keep-alive and with Connection: close, a
- * 1 MiB file with keep-alive), drives the server with Debian's wrk and
- * measures requests/s and p50/p99 latency (wrk's, in guest time), server
- * CPU per request (the servers' own CPU clocks, all their processes and
- * threads), syscalls per request (a ptrace count in a separate run), and
- * the most descriptors the server held (/proc/PID/fd, sampled). ROUNDS
- * interleaved rounds; each figure is their mean, with the spread.
+ * sample site, then for each server (nofd-httpd, in its full and its
+ * stock mode; nginx with open_file_cache off and on; with --variants also
+ * nofd-httpd with each send strategy forced and without
+ * SINGLE_ISSUER|DEFER_TASKRUN) and each load (a small page with
+ * keep-alive and with Connection: close, a 1 MiB file with keep-alive,
+ * 10,000 distinct 4 KiB files with keep-alive, the small page over 256
+ * connections), a server started afresh for the load and warmed up by a
+ * second of it, drives it with Debian's wrk and measures requests/s and
+ * p50/p99 latency (wrk's, in guest time), server CPU per request (the
+ * servers' own CPU clocks, all their processes and threads), syscalls per
+ * request (a ptrace count in a separate run), and the most descriptors
+ * the server held (/proc/PID/fd, sampled). ROUNDS interleaved rounds;
+ * each figure is their mean, with the spread.
  *
- *   versus [--quick] [--rounds=N] [--only=N]
+ *   versus [--quick] [--rounds=N] [--variants] [--only=N]
  *   versus --job=S,L,DURATION
  *
  * --quick: one round; --only=N: servers[N] only (for debugging a server).
- * --job: servers[S] under loads[L] for DURATION (wrk's -d), after the
- * warm-up, and nothing else; prints "job,SERVER,LOAD,REQUESTS,CPU_NS" (the
- * requests wrk completed, the server's CPU time): what `make profile`
- * profiles (profile/run.sh --httpd).
+ * --job: servers[S] under loads[L] for DURATION (wrk's -d), after its
+ * second of warm-up, and nothing else; prints
+ * "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
+ * server's CPU time): what `make profile` profiles (profile/run.sh
+ * --httpd).
  *
  * Output: a table, then the files table.md, results.csv, results.json and
  * chart.svg, each between "=== file NAME" and "=== end" lines, which
@@ -57,37 +61,50 @@ struct server {
 	const char *argv[16];
 };
 
+/* both servers' open-file caches hold every file of the many-files load */
 #define NOFD(port, ...) { "/bin/nofd-httpd", "--addr", "127.0.0.1",	\
 	"--port", port, "--root", SITE, "--threads", "2", "--access-log",	\
-	"/tmp/nofd-access.log", __VA_ARGS__ }
+	"/tmp/nofd-access.log", "--file-cache", "10000", __VA_ARGS__ }
 
-/* nginx is servers[NGINX]: the chart's reference */
-#define NGINX 4
+/*
+ * nginx is servers[NGINX]: the chart's reference. The first NMAIN are
+ * measured by default; --variants adds nofd-httpd's send strategies
+ * forced and its rings without DEFER_TASKRUN.
+ */
+#define NGINX 2
+#define NMAIN 4
 static const struct server servers[] = {
 	{ "nofd-httpd", "127.0.0.1:8080", NOFD("8080", NULL) },
+	{ "nofd-httpd --stock", "127.0.0.1:8084",
+	  NOFD("8084", "--stock", NULL) },
+	{ "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p", NGINX_DIR,
+	  "-c", NGINX_DIR "/off.conf", NULL } },
+	{ "nginx open_file_cache", "127.0.0.3:8080", { "/usr/sbin/nginx", "-p",
+	  NGINX_DIR, "-c", NGINX_DIR "/on.conf", NULL } },
 	{ "nofd-httpd --send splice", "127.0.0.1:8081",
 	  NOFD("8081", "--send", "splice", NULL) },
 	{ "nofd-httpd --send read", "127.0.0.1:8082",
 	  NOFD("8082", "--send", "read", NULL) },
 	{ "nofd-httpd --no-defer", "127.0.0.1:8083",
 	  NOFD("8083", "--no-defer", NULL) },
-	{ "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p", NGINX_DIR,
-	  "-c", NGINX_DIR "/off.conf", NULL } },
-	{ "nginx open_file_cache", "127.0.0.3:8080", { "/usr/sbin/nginx", "-p",
-	  NGINX_DIR, "-c", NGINX_DIR "/on.conf", NULL } },
 };
 #define NSERVERS (int)(sizeof(servers) / sizeof(servers[0]))
 
 struct load {
 	const char *name;
-	const char *path;
+	const char *path;	/* or, with script, wrk's Lua script */
 	bool close;
+	int conns;
+	bool script;
 };
 
+#define MANY 10000	/* the many-files load: /many/N.html, 4 KiB each */
 static const struct load loads[] = {
-	{ "1 KiB keep-alive", "/page.html", false },
-	{ "1 KiB close", "/page.html", true },
-	{ "1 MiB keep-alive", "/big.bin", false },
+	{ "1 KiB keep-alive", "/page.html", false, 16, false },
+	{ "1 KiB close", "/page.html", true, 16, false },
+	{ "1 MiB keep-alive", "/big.bin", false, 16, false },
+	{ "10,000 4 KiB files", "/tmp/many.lua", false, 16, true },
+	{ "1 KiB, 256 connections", "/page.html", false, 256, false },
 };
 #define NLOADS (int)(sizeof(loads) / sizeof(loads[0]))
 
@@ -100,6 +117,7 @@ struct result {
 };
 
 static struct result results[NSERVERS][NLOADS];
+static int nserv = NMAIN;	/* servers[0..nserv) are measured */
 static int rounds = 3;
 static const char *duration = "1s";
 
@@ -116,8 +134,8 @@ static void write_file(const char *path, const char *data, size_t len)
 /* small pages, a 1 MiB file, a directory without an index */
 static void make_site(void)
 {
-	char page[1024], path[128];
-	static char big[1 << 20];
+	char page[1024], path[128], script[256];
+	static char big[1 << 20], many[4096];
 
 	mkdir(SITE, 0755);
 	mkdir(SITE "/list", 0755);
@@ -133,6 +151,19 @@ static void make_site(void)
 		snprintf(path, sizeof(path), SITE "/list/file-%02d.txt", i);
 		write_file(path, page, 100 + i);
 	}
+	mkdir(SITE "/many", 0755);
+	memset(many, 'm', sizeof(many));
+	for (int i = 0; i < MANY; i++) {
+		snprintf(path, sizeof(path), SITE "/many/%d.html", i);
+		write_file(path, many, sizeof(many));
+	}
+	/* each request a file drawn at random: LuaJIT's generator, seeded
+	 * the same in every run */
+	snprintf(script, sizeof(script), "math.randomseed(1)\n"
+		 "request = function()\n"
+		 "  return wrk.format(nil, \"/many/\" .. math.random(0, %d)"
+		 " .. \".html\")\nend\n", MANY - 1);
+	write_file("/tmp/many.lua", script, strlen(script));
 }
 
 /* one worker per vCPU, sendfile on, access log on; @cache: open_file_cache */
@@ -167,7 +198,7 @@ static void make_nginx_conf(const char *name, const char *addr, bool cache)
 		"}\n",
 		NGINX_DIR, name, NGINX_DIR, name, NGINX_DIR, NGINX_DIR,
 		NGINX_DIR, NGINX_DIR, NGINX_DIR,
-		cache ? "open_file_cache max=1000 inactive=60s;" :
+		cache ? "open_file_cache max=10000 inactive=60s;" :
 			"open_file_cache off;",
 		addr, SITE);
 	snprintf(path, sizeof(path), NGINX_DIR "/%s.conf", name);
@@ -379,21 +410,31 @@ static void parse_wrk(const char *out, struct wrk_out *w)
 /* Start wrk for @load on @s's address; its pid, its stdout in *@out. */
 static pid_t start_wrk(int s, int l, const char *dur, int *out)
 {
-	char url[128];
+	const struct load *ld = &loads[l];
+	char url[128], conns[16];
 	int p[2];
 	pid_t pid;
 
 	snprintf(url, sizeof(url), "http://%s%s", servers[s].addr,
-		 loads[l].path);
+		 ld->script ? "/" : ld->path);
+	snprintf(conns, sizeof(conns), "%d", ld->conns);
 	if (pipe(p))
 		die("pipe", -errno);
 	pid = fork();
 	if (!pid) {
-		const char *argv[] = { "/usr/bin/wrk", "-t", "2", "-c", "16",
-				       "-d", dur, "--latency", url,
-				       loads[l].close ? "-H" : NULL,
-				       "Connection: close", NULL };
+		const char *argv[16] = { "/usr/bin/wrk", "-t", "2", "-c", conns,
+					 "-d", dur, "--latency", url };
+		int n = 9;
 
+		if (ld->close) {
+			argv[n++] = "-H";
+			argv[n++] = "Connection: close";
+		}
+		if (ld->script) {
+			argv[n++] = "-s";
+			argv[n++] = ld->path;
+		}
+		argv[n] = NULL;
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
@@ -557,7 +598,7 @@ static void print_table(FILE *f)
 		"server CPU µs/request | syscalls/request | fds at peak |\n"
 		"|---|---|--:|--:|--:|--:|--:|--:|\n");
 	for (int l = 0; l < NLOADS; l++)
-		for (int s = 0; s < NSERVERS; s++) {
+		for (int s = 0; s < nserv; s++) {
 			struct result *r = &results[s][l];
 
 			fprintf(f, "| %s | %s | %.0f ±%.1f%% | %.0f | %.0f | "
@@ -573,7 +614,7 @@ static void print_csv(FILE *f)
 {
 	fprintf(f, "server,load,round,requests_per_s,p50_us,p99_us,"
 		"cpu_ns_per_request,syscalls_per_request,fds_peak,errors\n");
-	for (int s = 0; s < NSERVERS; s++)
+	for (int s = 0; s < nserv; s++)
 		for (int l = 0; l < NLOADS; l++)
 			for (int i = 0; i < rounds; i++) {
 				struct result *r = &results[s][l];
@@ -591,7 +632,7 @@ static void print_json(FILE *f)
 	fprintf(f, "{\"rounds\": %d, \"duration\": \"%s\", \"clock\": "
 		"\"-icount shift=0,sleep=off\", \"results\": [\n", rounds,
 		duration);
-	for (int s = 0; s < NSERVERS; s++)
+	for (int s = 0; s < nserv; s++)
 		for (int l = 0; l < NLOADS; l++) {
 			struct result *r = &results[s][l];
 
@@ -607,7 +648,7 @@ static void print_json(FILE *f)
 				spread(r->rps), mean(r->p50), mean(r->p99),
 				mean(r->cpu), spread(r->cpu), r->syscalls,
 				r->fds, r->errors,
-				s == NSERVERS - 1 && l == NLOADS - 1 ? "" : ",");
+				s == nserv - 1 && l == NLOADS - 1 ? "" : ",");
 		}
 	fprintf(f, "]}\n");
 }
@@ -615,14 +656,15 @@ static void print_json(FILE *f)
 /* server CPU per request, each load's bars relative to nginx's */
 static void print_svg(FILE *f)
 {
-	static const char *const colors[] = { "#1f77b4", "#6baed6",
-					      "#9ecae1", "#c6dbef", "#d62728",
-					      "#ff9896" };
+	static const char *const colors[NSERVERS] = {
+		"#1f77b4", "#6baed6", "#d62728", "#ff9896", "#9ecae1",
+		"#c6dbef", "#deebf7",
+	};
 	int w = 760, bar = 22, gap = 30, top = 40;
-	int h = top + NLOADS * (NSERVERS * bar + gap) + 20;
+	int h = top + NLOADS * (nserv * bar + gap) + 20;
 	double max = 0;
 
-	for (int s = 0; s < NSERVERS; s++)
+	for (int s = 0; s < nserv; s++)
 		for (int l = 0; l < NLOADS; l++) {
 			double v = mean(results[s][l].cpu) /
 				   mean(results[NGINX][l].cpu);
@@ -636,11 +678,11 @@ static void print_svg(FILE *f)
 		"request, relative to nginx (lower is better; -icount "
 		"instructions)</text>\n", w, h);
 	for (int l = 0; l < NLOADS; l++) {
-		int y0 = top + l * (NSERVERS * bar + gap);
+		int y0 = top + l * (nserv * bar + gap);
 
 		fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s"
 			"</text>\n", y0 + 8, loads[l].name);
-		for (int s = 0; s < NSERVERS; s++) {
+		for (int s = 0; s < nserv; s++) {
 			double v = mean(results[s][l].cpu) /
 				   mean(results[NGINX][l].cpu);
 			int y = y0 + 12 + s * bar, len = v / max * 380;
@@ -685,7 +727,7 @@ static int run_job(int s, int l, const char *dur)
 	if (s < 0 || s >= NSERVERS || l < 0 || l >= NLOADS)
 		die("--job: no such server or load", -EINVAL);
 	pid = start_server(s, pids, &npids);
-	waitpid(start_wrk(s, 0, "1s", &fd), &status, 0);	/* warm-up */
+	waitpid(start_wrk(s, l, "1s", &fd), &status, 0);	/* warm-up */
 	close(fd);
 	cpu0 = cpu_ns(pids, npids);
 	wrk = start_wrk(s, l, dur, &fd);
@@ -703,12 +745,14 @@ static int run_job(int s, int l, const char *dur)
 
 int main(int argc, char **argv)
 {
-	int only = -1, nservers, job_s = -1, job_l = -1;
+	int only = -1, job_s = -1, job_l = -1;
 	char job_dur[32] = "";
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			rounds = 1;
+		else if (!strcmp(argv[i], "--variants"))
+			nserv = NSERVERS;
 		else if (!strncmp(argv[i], "--only=", 7))
 			only = atoi(argv[i] + 7);	/* servers[N] only */
 		else if (!strncmp(argv[i], "--rounds=", 9))
@@ -719,41 +763,49 @@ int main(int argc, char **argv)
 	}
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		die("--rounds", -EINVAL);
+	if (only >= NSERVERS)
+		die("--only", -EINVAL);
 	signal(SIGPIPE, SIG_IGN);
 	make_site();
 	make_nginx_conf("off", servers[NGINX].addr, false);
 	make_nginx_conf("on", servers[NGINX + 1].addr, true);
 	if (job_dur[0])
 		return run_job(job_s, job_l, job_dur);
-	nservers = only >= 0 ? 1 : NSERVERS;
+	if (only >= 0 && only >= nserv)
+		nserv = only + 1;
 	printf("versus: %d servers x %d loads, %d round%s of %s each, wrk -t 2 "
-	       "-c 16, 2 vCPUs, guest time = instructions\n", nservers,
-	       NLOADS, rounds, rounds > 1 ? "s" : "", duration);
+	       "(-c 16 unless the load says), 2 vCPUs, guest time = "
+	       "instructions\n", only >= 0 ? 1 : nserv, NLOADS, rounds,
+	       rounds > 1 ? "s" : "", duration);
 	fflush(stdout);
 
-	/* a step is one load measured, or one server's syscall count */
-	steps = rounds * nservers * NLOADS + nservers;
+	/*
+	 * A step is one load measured, or one server's syscall count. Each
+	 * load is served by a server started for it, warmed up by a second
+	 * of the same load (caches, the open-file caches), then measured:
+	 * nothing one load leaves behind reaches the next.
+	 */
+	steps = (rounds * NLOADS + 1) * (only >= 0 ? 1 : nserv);
 	for (int round = 0; round < rounds; round++) {
-		for (int s = 0; s < NSERVERS; s++) {
-			pid_t pids[MAX_PIDS], pid;
-			int npids, fd, status;
-
+		for (int s = 0; s < nserv; s++) {
 			if (only >= 0 && s != only)
 				continue;
-			pid = start_server(s, pids, &npids);
-			/* warm-up: caches, nginx's open_file_cache */
-			waitpid(start_wrk(s, 0, "1s", &fd), &status, 0);
-			close(fd);
 			for (int l = 0; l < NLOADS; l++) {
+				pid_t pids[MAX_PIDS], pid;
+				int npids, fd, status;
+
 				progress("round %d/%d: %s, %s", round + 1,
 					 rounds, servers[s].name,
 					 loads[l].name);
+				pid = start_server(s, pids, &npids);
+				waitpid(start_wrk(s, l, "1s", &fd), &status, 0);
+				close(fd);
 				measure(s, l, round, pids, npids);
+				stop_server(s, pid);
 			}
-			stop_server(s, pid);
 		}
 	}
-	for (int s = 0; s < NSERVERS; s++)
+	for (int s = 0; s < nserv; s++)
 		if (only < 0 || s == only) {
 			progress("syscalls per request: %s again, each load "
 				 "under ptrace (a run of its own, not timed)",
