@@ -402,6 +402,11 @@ static void r_pipe(struct io_uring_sqe *sqe, struct pick *p)
 					  (unsigned int)pick_slot());
 	else
 		io_uring_prep_pipe(sqe, r.fds, chance(50) ? O_CLOEXEC : 0);
+	/* nofd: a size up to 2 MiB, or one past the 1 GiB limit (a pipe of
+	 * up to 1 GiB would be allowed to root, and pin its ring array) */
+	if (chance(20))
+		sqe->off = chance(80) ? 1 + below(2 << 20) :
+			   (1ULL << 30) + 1 + rnd() % (1ULL << 33);
 	p->fixed = false;
 }
 

@@ -145,6 +145,19 @@ static inline void io_uring_prep_getdents(struct io_uring_sqe *sqe, int fd,
 	sqe->rw_flags = flags;
 }
 
+/*
+ * nofd: size the pipe of IORING_OP_PIPE (docs/man/io_uring_sqe_set_pipe_size.3)
+ * as fcntl(F_SETPIPE_SZ) would: @size bytes, rounded up to a power of two
+ * pages, at most 1 GiB; cqe->res is then the size the pipe got. 0 keeps
+ * the default. Kernels without the nofd series fail such a PIPE with
+ * -EINVAL.
+ */
+static inline void io_uring_sqe_set_pipe_size(struct io_uring_sqe *sqe,
+					      unsigned int size)
+{
+	sqe->off = size;
+}
+
 /* Submit the one prepared SQE of @ring and return its cqe->res. */
 static inline int nofd_run_one(struct io_uring *ring)
 {
