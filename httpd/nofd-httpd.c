@@ -70,6 +70,10 @@ void announce(struct worker *w)
 	if (!kc.splice)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_PIPE: bodies go by "
 			"READ and SEND\n");
+	else if (!kc.pipe_size)
+		fprintf(stderr, "nofd-httpd: %s: a connection's pipe is sized "
+			"through a descriptor installed for it\n", stock ?
+			"stock mode" : "no PIPE with a size");
 	if (!kc.getsockname && opt.log)
 		fprintf(stderr, "nofd-httpd: no GETSOCKNAME of a slot: no "
 			"peer addresses in the access log\n");

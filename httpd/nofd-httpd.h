@@ -13,13 +13,18 @@
  *   CONN..CONN+n      connections, from multishot ACCEPT into ALLOC slots
  *   then, per connection i: two file slots (a file, or a directory and its
  *   index.html) and a pipe's two ends (SPLICE file -> pipe -> socket)
- *   then one slot per entry of the open-file cache (cache.c)
+ *   then one slot per entry of the open-file cache (an entry and the
+ *   connection whose file it takes trade file slots: cache.c)
  *
  * A request's file is opened with OPENAT2 relative to the root slot, with
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, into the connection's file slot,
- * linked to a STATX of that slot; directories are listed with GETDENTS.
- * The process's descriptor table holds 0, 1, 2 and one ring per thread,
- * whatever the load. All memory is allocated at start.
+ * linked to a STATX of that slot, and stays open in the open-file cache
+ * (cache.c); directories are listed with GETDENTS. In stock mode (a kernel
+ * without the nofd series, or --stock) the root is one O_PATH descriptor
+ * instead, and STATX is of the path. The process's descriptor table holds
+ * 0, 1, 2 and one ring per thread (and in stock mode the root), whatever
+ * the load. All memory is allocated at start. Timeouts are deadlines the
+ * loop sweeps (serve.c), not a LINK_TIMEOUT per request.
  *
  * The state machine: every SQE of a connection carries its index in
  * user_data, and a connection moves on to its next phase when the last of
@@ -50,7 +55,8 @@
 #define SLOT_LOG	2
 #define SLOT_CONN	3
 
-#define CHUNK		65536	/* body bytes per READ+SEND or SPLICE pair */
+#define CHUNK		65536	/* body bytes per READ+SEND */
+#define PIPE_MAX	(1 << 20)	/* largest pipe asked for, per SPLICE pair */
 #define OUT_MAX		2048	/* response head, error bodies */
 #define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
 /* a listing's HTML: the body before the GETDENTS buffer, less the room
@@ -87,6 +93,7 @@ struct kernel_caps {
 	bool fixed_dir;		/* nofd: a slot as OPENAT2's and STATX's dir */
 	bool getdents;		/* nofd: IORING_OP_GETDENTS */
 	bool splice;		/* IORING_OP_SPLICE and IORING_OP_PIPE (6.16) */
+	bool pipe_size;		/* nofd: PIPE sizes its pipe (sqe->off) */
 	bool install;		/* IORING_OP_FIXED_FD_INSTALL (6.8) */
 	bool getsockname;	/* SOCKET_URING_OP_GETSOCKNAME (6.19) */
 };
@@ -105,12 +112,12 @@ enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
-	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL,
+	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD,
 };
 
 enum phase {
-	PH_FREE, PH_RECV, PH_OPEN, PH_INDEX, PH_DENTS, PH_INSTALL, PH_SEND,
-	PH_CLOSE,
+	PH_FREE, PH_RECV, PH_OPEN, PH_INDEX, PH_DENTS, PH_INSTALL, PH_PIPE,
+	PH_SEND, PH_CLOSE,
 };
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
@@ -173,6 +180,9 @@ struct conn {
 	uint64_t chain_body;		/* body bytes the chain in flight sends */
 	uint64_t sent;			/* body bytes sent, for the log */
 	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
+	int pipe_fd;			/* pipe_wr installed, for its size */
+	int pipe_size;			/* what one SPLICE pair moves */
+	unsigned int pipe_want;		/* the size asked for */
 	/* for the access log */
 	struct sockaddr_in6 peer;
 	socklen_t peer_len;

@@ -5,6 +5,7 @@
  * moves on to its next phase when the last of its requests in flight has
  * completed (c->inflight reaches 0): handle_cqe() -> record() -> advance().
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,56 @@ static void respond_redirect(struct worker *w, struct conn *c)
 	send_out(w, c, NULL, 0);
 }
 
+/*
+ * The connection's pipe, made when it first sends a file by SPLICE, and
+ * sized for the file, up to PIPE_MAX: each SPLICE pair moves a pipe's
+ * worth, and each SPLICE is a hand-off to io-wq, 2 per MiB with a 1 MiB
+ * pipe where the default 64 KiB makes 32. PIPE sizes it on the nofd
+ * kernel; elsewhere its write end is installed as a descriptor for the
+ * time F_SETPIPE_SZ takes (on_pipe()).
+ */
+static void make_pipe(struct worker *w, struct conn *c)
+{
+	uint64_t want = c->file_left;
+	struct io_uring_sqe *sqe;
+
+	c->phase = PH_PIPE;
+	c->pipe_open = true;
+	c->pipe_size = 0;
+	c->pipe_fd = -ECANCELED;
+	c->pipe_want = want < CHUNK ? CHUNK : want < PIPE_MAX ? want : PIPE_MAX;
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_PIPE);
+	io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0, c->pipe_rd);
+	if (kc.pipe_size) {
+		io_uring_sqe_set_pipe_size(sqe, c->pipe_want);
+		return;
+	}
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = sqe_for(w, c, OP_PIPE_FD);
+	io_uring_prep_fixed_fd_install(sqe, c->pipe_wr, 0);
+}
+
+static void send_chunk(struct worker *w, struct conn *c, bool first);
+
+static void on_pipe(struct worker *w, struct conn *c)
+{
+	if (!c->pipe_open) {
+		respond_error(w, c, 500);
+		return;
+	}
+	/* refused (a user over pipe-user-pages-soft): the size it has */
+	if (c->pipe_fd >= 0) {
+		c->pipe_size = fcntl(c->pipe_fd, F_SETPIPE_SZ, c->pipe_want);
+		if (c->pipe_size <= 0)
+			c->pipe_size = fcntl(c->pipe_fd, F_GETPIPE_SZ);
+		close(c->pipe_fd);
+	}
+	if (c->pipe_size <= 0)
+		c->pipe_size = CHUNK;	/* the default pipe */
+	send_chunk(w, c, true);
+}
+
 /* Send the next part of the file: SPLICE through the pipe or READ+SEND. */
 static void send_chunk(struct worker *w, struct conn *c, bool first)
 {
@@ -351,6 +402,10 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 	struct io_uring_sqe *sqe;
 	int sock = conn_slot(w, c);
 
+	if (!c->use_read && !c->pipe_open) {
+		make_pipe(w, c);
+		return;
+	}
 	c->phase = PH_SEND;
 	reserve(w, 4);
 	if (c->use_read) {
@@ -367,13 +422,10 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 				   MSG_NOSIGNAL | MSG_WAITALL);
 		sqe->flags |= IOSQE_FIXED_FILE;
 	} else {
-		if (!c->pipe_open) {
-			sqe = sqe_for(w, c, OP_PIPE);
-			io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0,
-						  c->pipe_rd);
-			sqe->flags |= IOSQE_IO_LINK;
-			c->pipe_open = true;
-		}
+		if (c->file_left > (uint64_t)c->pipe_size)
+			n = c->pipe_size;
+		else
+			n = c->file_left;
 		if (hl) {
 			sqe = sqe_for(w, c, OP_SEND);
 			io_uring_prep_send(sqe, sock, c->out, hl,
@@ -845,6 +897,9 @@ static void advance(struct worker *w, struct conn *c)
 	case PH_INSTALL:
 		on_install(w, c);
 		break;
+	case PH_PIPE:
+		on_pipe(w, c);
+		break;
 	case PH_SEND:
 		on_sent(w, c);
 		break;
@@ -923,6 +978,9 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_INSTALL:
 		c->dents_res = res;	/* the descriptor */
 		break;
+	case OP_PIPE_FD:
+		c->pipe_fd = res;
+		break;
 	case OP_PEER:
 		if (res < 0)
 			c->peer_len = 0;
@@ -948,6 +1006,8 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 			c->file_changed = true;
 		if (op == OP_PIPE && res < 0)
 			c->pipe_open = false;
+		if (op == OP_PIPE && res > 0)
+			c->pipe_size = res;	/* sized by PIPE */
 		break;
 	default:
 		break;

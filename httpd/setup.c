@@ -60,6 +60,24 @@ static bool has_getsockname(struct io_uring *ring)
 	return nofd_run_one(ring) >= 0;
 }
 
+/* Whether @ring's PIPE takes a size (nofd); slots 4 and 5 are free */
+static bool has_pipe_size(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	int fds[2], ret;
+
+	io_uring_prep_pipe_direct(sqe, fds, 0, 4);
+	io_uring_sqe_set_pipe_size(sqe, 8192);
+	ret = nofd_run_one(ring);
+	if (ret < 0)
+		return false;
+	io_uring_prep_close_direct(io_uring_get_sqe(ring), 4);
+	nofd_run_one(ring);
+	io_uring_prep_close_direct(io_uring_get_sqe(ring), 5);
+	nofd_run_one(ring);
+	return ret == 8192;
+}
+
 /*
  * What the kernel has, into kc. Without an operation every mode needs,
  * say which and exit 1. Without the nofd series (or with --stock) the
@@ -107,10 +125,11 @@ void probe_kernel(void)
 		     io_uring_opcode_supported(probe,
 					       IORING_OP_FIXED_FD_INSTALL);
 	io_uring_free_probe(probe);
-	ret = io_uring_register_files_sparse(&ring, 4);
+	ret = io_uring_register_files_sparse(&ring, 6);
 	if (ret < 0)
 		die("registering a file table", ret);
 	kc.getdents = io_uring_check_getdents(&ring) > 0;
+	kc.pipe_size = !opt.stock && kc.splice && has_pipe_size(&ring);
 	kc.fixed_dir = has_fixed_dir(&ring);
 	kc.getsockname = has_getsockname(&ring);
 	io_uring_queue_exit(&ring);

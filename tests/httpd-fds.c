@@ -81,8 +81,10 @@ int main(void)
 	}
 	httpd_start(&h, ROOT, argv);
 	port = h.port;
-	/* stock mode: and the root's descriptor, and one per listing being
-	 * read (installed from its slot for getdents64) */
+	/* stock mode: and the root's descriptor, and under load, for an
+	 * instant each, a new connection's pipe end installed to be sized
+	 * (one per server thread at most) and a directory being listed (one
+	 * per client at most) */
 	base = httpd_stock() ? 6 : 5;
 	t_check_res(t_count_fds_of(h.pid), base, "idle: fds 0, 1, 2 and 2 "
 		    "rings%s", httpd_stock() ? " and the root" : "");
@@ -105,10 +107,11 @@ int main(void)
 		pthread_join(th[i], NULL);
 		total += ok_count[i];
 	}
-	t_check(min_fds == base && max_fds <= base + (httpd_stock() ? THREADS :
-						      0),
-		"under load: %d samples of /proc/PID/fd, %d entries (min %d, "
-		"max %d)", samples, base, min_fds, max_fds);
+	t_check(min_fds == base &&
+		max_fds <= base + (httpd_stock() ? 2 + THREADS : 0),
+		"under load: %d samples of /proc/PID/fd, %d entries, a few "
+		"more for an instant (min %d, max %d)", samples, base, min_fds,
+		max_fds);
 	t_check(total == THREADS * ROUNDS / 2 * 5, "every request answered "
 		"as expected: %d of %d", total, THREADS * ROUNDS / 2 * 5);
 
