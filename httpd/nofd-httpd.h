@@ -154,6 +154,7 @@ struct conn {
 	bool file_open, other_open, pipe_open;
 	bool keepalive, failed, timed_out, dir_slash;
 	bool file_changed;		/* short READ or SPLICE from it */
+	bool accept_pending;		/* accepted before the last one freed */
 	bool no_body;			/* HEAD, or an error's answer to one */
 	bool use_read;			/* this body: READ+SEND, not SPLICE */
 	/* the request being read: buffer, bytes in it, its head's length */

@@ -166,6 +166,7 @@ static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 /* ---- connections ---- */
 
 static void arm_recv(struct worker *w, struct conn *c);
+static void conn_start(struct worker *w, struct conn *c);
 static void cancel_accept(struct worker *w);
 static void request_done(struct worker *w, struct conn *c);
 
@@ -232,6 +233,10 @@ static void conn_free(struct worker *w, struct conn *c)
 {
 	c->phase = PH_FREE;
 	w->active--;
+	if (c->accept_pending) {
+		c->accept_pending = false;
+		conn_start(w, c);
+	}
 	if (!w->stopping && w->accept == ACCEPT_OFF)
 		arm_accept(w);
 }
@@ -913,7 +918,6 @@ static void advance(struct worker *w, struct conn *c)
 
 static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 {
-	struct io_uring_sqe *sqe;
 	struct conn *c;
 
 	if (!(cqe->flags & IORING_CQE_F_MORE)) {
@@ -931,6 +935,23 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 	c = &w->conns[cqe->res - SLOT_CONN];
 	w->accepted++;
 	w->active++;
+	/*
+	 * The slot's last connection has closed it, but the CQEs of its
+	 * CLOSE and of what came before may still be on their way: the new
+	 * one starts when the last of them is in (conn_free()).
+	 */
+	if (c->phase != PH_FREE) {
+		c->accept_pending = true;
+		return;
+	}
+	conn_start(w, c);
+}
+
+/* A connection accepted into @c's slot: read its first request. */
+static void conn_start(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+
 	c->phase = PH_RECV;
 	c->inflight = 0;
 	c->req_len = c->head_len = 0;
