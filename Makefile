@@ -47,8 +47,8 @@ BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard be
 HOST := $(B)/host/logscan $(B)/host/bench-report $(B)/host/profile-report
 PLUGIN := $(B)/profile/insn-prof.so
 
-.PHONY: all deps kernel-fast kernel-debug initramfs test demo bench bench-spread fuzz \
-	profile compile-check clean
+.PHONY: all deps kernel-fast kernel-debug initramfs test demo versus-native \
+	bench bench-spread fuzz profile compile-check clean
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
@@ -124,12 +124,17 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 test: kernel-debug initramfs $(HOST) $(PLUGIN)
 	tests/run.sh --kernel $(DEBUG)
 
-# The article's greeting chain, then nofd-httpd against nginx (httpd/demo.sh)
+# The article's greeting chain, then nofd-httpd against nginx (httpd/demo.sh),
+# then the same natively, on this machine's kernel (httpd/native.sh)
 QUICK ?=
 demo: kernel-fast initramfs $(B)/initramfs-demo.cpio.gz $(HOST)
 	@echo "nofd: linux-source-7.3 $$(cat kernel/debian-version), fast kernel, QEMU TCG"
 	vm/run.sh --kernel $(FAST) --timeout 300 --out $(B)/demo/greet -- /bin/greet-demo
 	httpd/demo.sh --kernel $(FAST) $(if $(QUICK),--quick)
+	httpd/native.sh $(if $(QUICK),--quick)
+
+versus-native: $(B)/debs $(BIN)/nofd-httpd $(BIN)/versus
+	httpd/native.sh $(if $(QUICK),--quick)
 
 # The benchmarks (docs/benchmarks.md): every workload and mode in the fast
 # guest under -icount, then natively; CSV, tables and charts in build/bench.

@@ -19,8 +19,14 @@
  *
  *   versus [--quick] [--rounds=N] [--variants] [--only=N]
  *   versus --job=S,L,DURATION
+ *   versus --native [--prefix=DIR] [--quick] [--rounds=N]
  *
  * --quick: one round; --only=N: servers[N] only (for debugging a server).
+ * --native: on the machine it runs on (httpd/native.sh): nofd-httpd and
+ * the two nginx, no syscall count, and the ratios of server CPU per
+ * request taken round by round; --prefix: the binaries' paths are DIR
+ * followed by the guest's (DIR/bin/nofd-httpd, DIR/usr/sbin/nginx,
+ * DIR/usr/bin/wrk).
  * --job: servers[S] under loads[L] for DURATION (wrk's -d), after its
  * second of warm-up, and nothing else; prints
  * "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
@@ -117,7 +123,18 @@ struct result {
 };
 
 static struct result results[NSERVERS][NLOADS];
-static int nserv = NMAIN;	/* servers[0..nserv) are measured */
+static int nserv = NMAIN;	/* servers[0..nserv) are measured... */
+static int nmeasured;
+static int only = -1;		/* ...or servers[only] alone... */
+static bool native;		/* ...or, natively, NATIVE_SERVERS */
+#define NATIVE_SERVERS(s)	((s) == 0 || (s) == NGINX || (s) == NGINX + 1)
+
+static bool measured(int s)
+{
+	if (native)
+		return NATIVE_SERVERS(s);
+	return only >= 0 ? s == only : s < nserv;
+}
 static int rounds = 3;
 static const char *duration = "1s";
 
@@ -294,6 +311,18 @@ static int count_fds(const pid_t *pids, int n)
 	return total;
 }
 
+static const char *prefix = "";	/* --prefix: where the binaries are */
+
+/* execv() of @argv, its program looked up under the --prefix directory */
+static void exec_prefixed(const char *const *argv)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s%s", prefix, argv[0]);
+	execv(path, (char **)argv);
+	_exit(127);
+}
+
 static pid_t start_server(int s, pid_t *pids, int *npids)
 {
 	pid_t pid = fork();
@@ -303,8 +332,8 @@ static pid_t start_server(int s, pid_t *pids, int *npids)
 
 		dup2(null, 1);
 		close(null);
-		execv(servers[s].argv[0], (char **)servers[s].argv);
-		_exit(127);
+		closefrom(3);	/* natively, what the shell left open */
+		exec_prefixed(servers[s].argv);
 	}
 	for (int i = 0; i < 2000 && !port_open(servers[s].addr); i++)
 		usleep(5000);
@@ -444,8 +473,7 @@ static pid_t start_wrk(int s, int l, const char *dur, int *out)
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
-		execv(argv[0], (char **)argv);
-		_exit(127);
+		exec_prefixed(argv);
 	}
 	close(p[1]);
 	*out = p[0];
@@ -607,6 +635,8 @@ static void print_table(FILE *f)
 		for (int s = 0; s < nserv; s++) {
 			struct result *r = &results[s][l];
 
+			if (!measured(s))
+				continue;
 			fprintf(f, "| %s | %s | %.0f ±%.1f%% | %.0f | %.0f | "
 				"%.2f ±%.1f%% | %.2f | %d |\n",
 				servers[s].name, loads[l].name, mean(r->rps),
@@ -749,9 +779,45 @@ static int run_job(int s, int l, const char *dur)
 	return 0;
 }
 
+/*
+ * --native: server CPU per request of nofd-httpd over nginx's, round by
+ * round (the two measured one after the other), for each load: the
+ * median of the rounds' ratios and their range. On a shared machine the
+ * CPU clocks are time, not instructions: a ratio taken within a round
+ * cancels what the machine did to both.
+ */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void print_ratios(FILE *f)
+{
+	fprintf(f, "| load | nofd-httpd / nginx | nofd-httpd / nginx "
+		"open_file_cache |\n|---|--:|--:|\n");
+	for (int l = 0; l < NLOADS; l++) {
+		fprintf(f, "| %s", loads[l].name);
+		for (int n = NGINX; n <= NGINX + 1; n++) {
+			double v[MAX_ROUNDS];
+
+			for (int i = 0; i < rounds; i++)
+				v[i] = results[0][l].cpu[i] /
+				       results[n][l].cpu[i];
+			qsort(v, rounds, sizeof(v[0]), cmp_double);
+			fprintf(f, " | %.2fx (%.2f-%.2f)", rounds % 2 ?
+				v[rounds / 2] : (v[rounds / 2 - 1] +
+						 v[rounds / 2]) / 2,
+				v[0], v[rounds - 1]);
+		}
+		fprintf(f, " |\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
-	int only = -1, job_s = -1, job_l = -1;
+	int job_s = -1, job_l = -1;
 	char job_dur[32] = "";
 
 	for (int i = 1; i < argc; i++) {
@@ -759,6 +825,10 @@ int main(int argc, char **argv)
 			rounds = 1;
 		else if (!strcmp(argv[i], "--variants"))
 			nserv = NSERVERS;
+		else if (!strcmp(argv[i], "--native"))
+			native = true;
+		else if (!strncmp(argv[i], "--prefix=", 9))
+			prefix = argv[i] + 9;
 		else if (!strncmp(argv[i], "--only=", 7))
 			only = atoi(argv[i] + 7);	/* servers[N] only */
 		else if (!strncmp(argv[i], "--rounds=", 9))
@@ -779,10 +849,21 @@ int main(int argc, char **argv)
 		return run_job(job_s, job_l, job_dur);
 	if (only >= 0 && only >= nserv)
 		nserv = only + 1;
-	printf("versus: %d servers x %d loads, %d round%s of %s each, wrk -t 2 "
-	       "(-c 16 unless the load says), 2 vCPUs, guest time = "
-	       "instructions\n", only >= 0 ? 1 : nserv, NLOADS, rounds,
-	       rounds > 1 ? "s" : "", duration);
+	if (native)
+		nserv = NGINX + 2;
+	for (int s = 0; s < nserv; s++)
+		nmeasured += measured(s);
+	if (native)
+		printf("versus --native: %d servers x %d loads, %d round%s of "
+		       "%s each, wrk -t 2 (-c 16 unless the load says), on "
+		       "this machine's kernel (CPU time, not instructions)\n",
+		       nmeasured, NLOADS, rounds, rounds > 1 ? "s" : "",
+		       duration);
+	else
+		printf("versus: %d servers x %d loads, %d round%s of %s each, "
+		       "wrk -t 2 (-c 16 unless the load says), 2 vCPUs, guest "
+		       "time = instructions\n", nmeasured, NLOADS, rounds,
+		       rounds > 1 ? "s" : "", duration);
 	fflush(stdout);
 
 	/*
@@ -791,15 +872,15 @@ int main(int argc, char **argv)
 	 * of the same load (caches, the open-file caches), then measured:
 	 * nothing one load leaves behind reaches the next.
 	 */
-	steps = (rounds * NLOADS + 1) * (only >= 0 ? 1 : nserv);
+	steps = (rounds * NLOADS + !native) * nmeasured;
 	for (int round = 0; round < rounds; round++) {
-		for (int s = 0; s < nserv; s++) {
-			if (only >= 0 && s != only)
-				continue;
-			for (int l = 0; l < NLOADS; l++) {
+		for (int l = 0; l < NLOADS; l++) {
+			for (int s = 0; s < nserv; s++) {
 				pid_t pids[MAX_PIDS], pid;
 				int npids, fd, status;
 
+				if (!measured(s))
+					continue;
 				progress("round %d/%d: %s, %s", round + 1,
 					 rounds, servers[s].name,
 					 loads[l].name);
@@ -811,8 +892,15 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (native) {
+		print_table(stdout);
+		printf("\nserver CPU per request, nofd-httpd over nginx, the "
+		       "median of the rounds' ratios (their range):\n\n");
+		print_ratios(stdout);
+		return 0;
+	}
 	for (int s = 0; s < nserv; s++)
-		if (only < 0 || s == only) {
+		if (measured(s)) {
 			progress("syscalls per request: %s again, each load "
 				 "under ptrace (a run of its own, not timed)",
 				 servers[s].name);

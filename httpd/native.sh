@@ -1,0 +1,29 @@
+#!/bin/bash
+# make versus-native: nofd-httpd against Debian's nginx natively, on this
+# machine's kernel (no nofd series: nofd-httpd runs in stock mode), with
+# the nginx and wrk that make demo puts in the guest (build/debs/,
+# unpacked, not installed). httpd/versus.c does the work (--native):
+# server CPU per request of each, and the ratios taken round by round.
+# CPU time here is time on a shared machine, not instructions: the
+# ratios within a round are what to read.
+#
+#   httpd/native.sh [--quick]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+rounds=--rounds=5
+case ${1:-} in
+--quick) rounds=--quick ;;
+"") ;;
+*) echo "usage: httpd/native.sh [--quick]" >&2; exit 2 ;;
+esac
+root=$top/build/native-root
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/usr/sbin" "$root/usr/bin"
+ln -s "$top/build/bin/nofd-httpd" "$root/bin/nofd-httpd"
+ln -s "$top/build/debs/usr/sbin/nginx" "$root/usr/sbin/nginx"
+ln -s "$top/build/debs/usr/bin/wrk" "$root/usr/bin/wrk"
+# versus makes its site and nginx's files under /tmp, as in the guest
+trap 'rm -rf /tmp/site /tmp/nginx /tmp/many.lua /tmp/nofd-access.log "$root"' EXIT
+LD_LIBRARY_PATH=$top/build/debs/usr/lib/x86_64-linux-gnu \
+	"$top/build/bin/versus" --native --prefix="$root" $rounds
