@@ -97,7 +97,7 @@ static const struct server servers[] = {
 #define NSERVERS (int)(sizeof(servers) / sizeof(servers[0]))
 
 struct load {
-	const char *name;
+	const char *name;	/* no comma: it is a field of CSV lines */
 	const char *path;	/* or, with script, wrk's Lua script */
 	bool close;
 	int conns;
@@ -109,8 +109,8 @@ static const struct load loads[] = {
 	{ "1 KiB keep-alive", "/page.html", false, 16, false },
 	{ "1 KiB close", "/page.html", true, 16, false },
 	{ "1 MiB keep-alive", "/big.bin", false, 16, false },
-	{ "10,000 4 KiB files", "/tmp/many.lua", false, 16, true },
-	{ "1 KiB, 256 connections", "/page.html", false, 256, false },
+	{ "10000 files of 4 KiB", "/tmp/many.lua", false, 16, true },
+	{ "1 KiB over 256 connections", "/page.html", false, 256, false },
 };
 #define NLOADS (int)(sizeof(loads) / sizeof(loads[0]))
 
