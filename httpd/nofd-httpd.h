@@ -202,7 +202,8 @@ struct worker {
 	unsigned int closes_since_arm;
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	uint64_t now_ms;
-	struct __kernel_timespec tick;	/* between sweeps of the deadlines */
+	unsigned int tick_ms;		/* between sweeps of the deadlines */
+	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
 	uint64_t next_sweep_ms;
 	time_t now;
 	char date[HTTP_DATE_LEN];

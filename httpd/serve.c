@@ -81,8 +81,7 @@ static void sweep_deadlines(struct worker *w)
 					IORING_ASYNC_CANCEL_ALL |
 					IORING_ASYNC_CANCEL_FD_FIXED);
 	}
-	w->next_sweep_ms = w->now_ms + w->tick.tv_nsec / 1000000 +
-			   w->tick.tv_sec * 1000;
+	w->next_sweep_ms = w->now_ms + w->tick_ms;
 }
 
 static void arm_tick(struct worker *w)

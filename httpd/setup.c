@@ -239,17 +239,19 @@ void worker_init(struct worker *w)
 	struct sockaddr_in6 sa;
 	socklen_t salen;
 	size_t per_conn = HTTP_HEAD_MAX + OUT_MAX + CHUNK;
-	unsigned int slots, tick_ms;
+	unsigned int slots;
 	int ret;
 
 	w->limit = per ? per : 1;
 	/* deadlines are swept 8 times in the shortest timeout, at least
 	 * every second and at most every 10 ms */
-	tick_ms = opt.idle_ms < opt.header_ms ? opt.idle_ms : opt.header_ms;
-	tick_ms = (tick_ms < opt.send_ms ? tick_ms : opt.send_ms) / 8;
-	tick_ms = tick_ms < 10 ? 10 : tick_ms > 1000 ? 1000 : tick_ms;
-	w->tick.tv_sec = tick_ms / 1000;
-	w->tick.tv_nsec = tick_ms % 1000 * 1000000L;
+	w->tick_ms = opt.idle_ms < opt.header_ms ? opt.idle_ms :
+		     opt.header_ms;
+	w->tick_ms = (w->tick_ms < opt.send_ms ? w->tick_ms : opt.send_ms) / 8;
+	w->tick_ms = w->tick_ms < 10 ? 10 : w->tick_ms > 1000 ? 1000 :
+		     w->tick_ms;
+	w->tick.tv_sec = w->tick_ms / 1000;
+	w->tick.tv_nsec = w->tick_ms % 1000 * 1000000L;
 	w->nconn = w->limit + SPARE_CONNS;
 	slots = SLOT_CONN + w->nconn * 5 + opt.cache_files;
 	raise_nofile(slots);
