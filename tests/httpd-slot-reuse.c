@@ -47,8 +47,7 @@ int main(void)
 			       "--stats", NULL };
 	pthread_t th[CLIENTS];
 	struct httpd h;
-	int total = 0, status = 0, accepted, i;
-	ssize_t len = 0, n;
+	int total = 0, accepted, ret;
 	const char *p;
 
 	mkdir(ROOT, 0755);
@@ -63,19 +62,9 @@ int main(void)
 		total += answered[c];
 	}
 
-	/* httpd_stop() would wait as long as the server: bound it */
-	kill(h.pid, SIGTERM);
-	for (i = 0; i < 200 && waitpid(h.pid, &status, WNOHANG) == 0; i++)
-		usleep(100000);
-	t_check(i < 200 && WIFEXITED(status) && !WEXITSTATUS(status),
-		"SIGTERM ends the server within 20 s, exit 0 (%#x)", status);
-	if (i == 200) {
-		kill(h.pid, SIGKILL);
-		waitpid(h.pid, &status, 0);
-	}
-	while ((n = read(h.err, h.log + len, sizeof(h.log) - 1 - len)) > 0)
-		len += n;
-	h.log[len] = '\0';
+	ret = httpd_stop_within(&h, SIGTERM, 20);
+	t_check(ret == 0, "SIGTERM ends the server within 20 s, exit 0 (%d)",
+		ret);
 	p = strstr(h.log, "connections=");
 	accepted = p ? atoi(p + 12) : -1;
 	t_check(accepted == total && total >= CLIENTS * CONNS / 2,

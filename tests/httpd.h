@@ -37,20 +37,6 @@ static inline void t_write_file(const char *path, const void *data,
 	close(fd);
 }
 
-/* The file's bytes, read with read(2), into @buf; its length. */
-static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, (char *)buf + got, size - got)) > 0)
-		got += n;
-	close(fd);
-	return got;
-}
-
 static inline bool httpd_stock(void)
 {
 	return getenv(HTTPD_STOCK_ENV) != NULL;
@@ -100,21 +86,37 @@ static inline void httpd_start(struct httpd *h, const char *root,
 		 "the mode nofd-httpd announced: '%s'", line);
 }
 
-/* Send @sig, wait; the exit status (or 128 + signal), stderr in h->log. */
-static inline int httpd_stop(struct httpd *h, int sig)
+/*
+ * Send @sig, wait (at most @seconds when not 0, then SIGKILL); the exit
+ * status (or 128 + signal), stderr in h->log.
+ */
+static inline int httpd_stop_within(struct httpd *h, int sig, int seconds)
 {
-	int status;
-	ssize_t len = 0, r;
+	struct pollfd pfd = { .fd = h->err, .events = POLLIN };
+	int status, waited = 0;
+	ssize_t len = 0, r = 1;
 
 	kill(h->pid, sig);
-	while (len < (ssize_t)sizeof(h->log) - 1 &&
-	       (r = read(h->err, h->log + len, sizeof(h->log) - 1 - len)) > 0)
-		len += r;
+	while (len < (ssize_t)sizeof(h->log) - 1 && r > 0) {
+		if (seconds && !poll(&pfd, 1, 100)) {
+			if (++waited == seconds * 10)
+				kill(h->pid, SIGKILL);
+			continue;
+		}
+		r = read(h->err, h->log + len, sizeof(h->log) - 1 - len);
+		if (r > 0)
+			len += r;
+	}
 	h->log[len] = '\0';
 	close(h->err);
 	t_assert(waitpid(h->pid, &status, 0) == h->pid, "waitpid");
 	return WIFEXITED(status) ? WEXITSTATUS(status) :
 	       128 + WTERMSIG(status);
+}
+
+static inline int httpd_stop(struct httpd *h, int sig)
+{
+	return httpd_stop_within(h, sig, 0);
 }
 
 /* A connected TCP socket to the server, with 10 s send/receive timeouts. */

@@ -71,21 +71,13 @@ static long by_ring(struct io_uring *ring, unsigned long long size,
 	return ret;
 }
 
-static int table_empty(struct io_uring *ring)
-{
-	for (int s = 0; s < NR_SLOTS; s++)
-		if (!t_slot_empty(ring, s))
-			return 0;
-	return 1;
-}
-
 /* Each size both ways, as whoever runs it; the number of mismatches */
 static int side_by_side(struct io_uring *ring, const char *who)
 {
 	static const unsigned int sizes[] = {
 		1, 4096, 4097, 65536, 100000, 1 << 20, (1 << 20) + 1, 4 << 20,
 	};
-	int fds_before = t_count_fds(), bad = 0;
+	int fds_before = t_count_fds(), bad = 0, clean;
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		long want_got = -1, got, want = by_fcntl(sizes[i], &want_got);
@@ -101,9 +93,9 @@ static int side_by_side(struct io_uring *ring, const char *who)
 			bad += !(ret == want && (ret < 0 || got == want_got));
 		}
 	}
-	t_check(table_empty(ring) && t_count_fds() == fds_before,
-		"%s: no slot and no descriptor left behind", who);
-	return bad + !(table_empty(ring) && t_count_fds() == fds_before);
+	clean = t_table_empty(ring, NR_SLOTS) && t_count_fds() == fds_before;
+	t_check(clean, "%s: no slot and no descriptor left behind", who);
+	return bad + !clean;
 }
 
 /* The same, as uid 65534 without capabilities, in a child */
@@ -129,19 +121,6 @@ static void unprivileged(void)
 		"(status %#x)", status);
 }
 
-static ssize_t read_whole(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n, got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < size && (n = read(fd, buf + got, size - got)) > 0)
-		got += n;
-	close(fd);
-	return got;
-}
-
 /* A 1 MiB file through a 1 MiB direct pipe: one SPLICE each way */
 static void splice_whole(struct io_uring *ring)
 {
@@ -163,8 +142,8 @@ static void splice_whole(struct io_uring *ring)
 	out = t_run(ring, io_uring_prep_splice(t_sqe, fds[0], -1, dst, 0,
 					       1 << 20, SPLICE_F_FD_IN_FIXED));
 	t_check(in == 1 << 20 && out == 1 << 20 &&
-		read_whole(SRC, a, sizeof(a)) == sizeof(a) &&
-		read_whole(DST, b, sizeof(b)) == sizeof(b) &&
+		t_read_file(SRC, a, sizeof(a)) == sizeof(a) &&
+		t_read_file(DST, b, sizeof(b)) == sizeof(b) &&
 		!memcmp(a, b, sizeof(a)),
 		"1 MiB file -> pipe -> file in one SPLICE each (%ld, %ld)",
 		in, out);
@@ -190,10 +169,10 @@ int main(void)
 	t_check_res(ret, -EINVAL, "a size above 1 GiB fails");
 	ret = by_ring(&ring, 1ULL << 32, 0, &got);
 	t_check_res(ret, -EINVAL, "a size above 4 GiB fails, into fds too");
-	t_check(table_empty(&ring), "and leaves no slot behind");
+	t_check(t_table_empty(&ring, NR_SLOTS), "and leaves no slot behind");
 	unprivileged();
 	splice_whole(&ring);
-	t_check(table_empty(&ring), "the table is empty at the end");
+	t_check(t_table_empty(&ring, NR_SLOTS), "the table is empty at the end");
 	io_uring_queue_exit(&ring);
 	return t_exit();
 }

@@ -49,15 +49,6 @@ static int flags_of_slot(struct io_uring *ring, int slot)
 	return flags & ~O_LARGEFILE;
 }
 
-/* Every slot of the table is empty. */
-static int table_empty(struct io_uring *ring)
-{
-	for (int s = 0; s < NR_SLOTS; s++)
-		if (!t_slot_empty(ring, s))
-			return 0;
-	return 1;
-}
-
 static void close_slots(struct io_uring *ring, const int *fds)
 {
 	t_run(ring, io_uring_prep_close_direct(t_sqe, fds[0]));
@@ -243,7 +234,7 @@ static void errors(struct io_uring *ring, int fds_before)
 		    NR_SLOTS - 1);
 	ret = pipe_op(ring, fds, 0, NR_SLOTS, 1);
 	t_check_res(ret, -EINVAL, "PIPE into slot %d fails with -EINVAL", NR_SLOTS);
-	t_check(table_empty(ring), "after the failures every slot is still empty");
+	t_check(t_table_empty(ring, NR_SLOTS), "after the failures every slot is still empty");
 	t_check(t_count_fds() == fds_before, "and no regular fd was left behind");
 
 	/* Fill all but one slot: the second end finds no room. */
@@ -275,7 +266,7 @@ int main(void)
 	direct(&ring, fds_before);
 	splice_through(&ring);
 	errors(&ring, fds_before);
-	t_check(table_empty(&ring), "at the end the table is empty");
+	t_check(t_table_empty(&ring, NR_SLOTS), "at the end the table is empty");
 	t_check(t_count_fds() == fds_before, "and /proc/self/fd is as at the start");
 
 	io_uring_queue_exit(&ring);

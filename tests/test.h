@@ -149,6 +149,15 @@ static inline int t_slot_empty(struct io_uring *ring, int slot)
 	return t_read_slot(ring, slot, &c, 1) == -EBADF;
 }
 
+/* Whether slots 0 to @nr - 1 are all empty. */
+static inline int t_table_empty(struct io_uring *ring, int nr)
+{
+	for (int s = 0; s < nr; s++)
+		if (!t_slot_empty(ring, s))
+			return 0;
+	return 1;
+}
+
 /* Entries in /proc/PID/fd: the regular descriptors of process @pid. */
 static inline int t_count_fds_of(pid_t pid)
 {
@@ -245,6 +254,20 @@ static inline const char *t_make_file(const char *path, size_t len)
 	}
 	close(fd);
 	return path;
+}
+
+/* The file's bytes, read with read(2), into @buf; its length. */
+static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, got = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, (char *)buf + got, size - got)) > 0)
+		got += n;
+	close(fd);
+	return got;
 }
 
 /* A TCP listener on 127.0.0.1, any port; fills @addr with where it is. */
