@@ -82,13 +82,13 @@ $(BIN)/%: bench/%.c bench/bench.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/bench-report: bench/report.c | deps
+$(B)/host/bench-report: bench/report.c lib/stats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
-$(B)/host/profile-report: profile/report.c lib/die.h | deps
+$(B)/host/profile-report: profile/report.c lib/die.h lib/stats.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) -o $@ $< -lm
 
 # A QEMU plugin: built against the header of the QEMU that will load it
 $(PLUGIN): profile/insn-prof.c | deps
@@ -109,7 +109,7 @@ $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/nofd-httpd.h httpd/http.h $(HDRS) | deps
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ $(HTTPD_SRCS) $(LDLIBS)
 
-$(BIN)/versus: httpd/versus.c lib/die.h | deps
+$(BIN)/versus: httpd/versus.c lib/die.h lib/stats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 

@@ -15,7 +15,9 @@
  *
  * WORKLOAD and PARAM:
  *   conn        connections, one exchange each; PARAM connections in
- *               flight (1, 8, 32); modes a-f (conn-server.c)
+ *               flight (1, 8, 32); modes epoll, uring, uring-detour,
+ *               direct-chain, direct-multishot, uring-multishot
+ *               (conn-server.c)
  *   keepalive   PARAM exchanges per connection (1, 10, 100), 8 in flight;
  *               OPS are exchanges
  *   files       open, read 4 KiB, close; PARAM files in flight (files.c)
@@ -324,8 +326,9 @@ static void add_each(const char *w, const struct mode *m, int nm,
 static void plan(void)
 {
 	static const struct mode conn[] = {
-		{ "a", 0 }, { "b", 0 }, { "c", 0 }, { "d", DIRECT },
-		{ "e", DIRECT }, { "f", 0 },
+		{ "epoll", 0 }, { "uring", 0 }, { "uring-detour", 0 },
+		{ "direct-chain", DIRECT }, { "direct-multishot", DIRECT },
+		{ "uring-multishot", 0 },
 	}, files[] = {
 		{ "uring", 0 }, { "uring+reg", 0 }, { "direct", DIRECT },
 		{ "direct+dirfd", NOFD | DIRECT },
@@ -349,7 +352,7 @@ static void plan(void)
 		add("thfiles", "sys", threads[i], 0);
 		add_each("thfiles", files, 4, &threads[i], 1);
 	}
-	for (int i = 0; i < 3; i++)		/* the io_uring modes, b-f */
+	for (int i = 0; i < 3; i++)		/* the io_uring modes */
 		add_each("thconn", conn + 1, 5, &threads[i], 1);
 	add_each("conn-dt", conn + 1, 5, depth + 1, 2);
 	add_each("files-dt", files, 4, depth + 1, 2);

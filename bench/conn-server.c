@@ -9,16 +9,21 @@
  *
  *   conn-server MODE THREADS PORT EXCHANGES [dt]
  *
- * MODE a  epoll + accept4 + send/recv/close (the classic server)
- *      b  io_uring, regular fds: ACCEPT, SEND -> RECV (linked), CLOSE
- *      c  io_uring ACCEPT into the fd table, then FILES_UPDATE + close()
- *         and fixed-file SEND -> RECV, CLOSE direct (the article's detour)
- *      d  io_uring ACCEPT direct -> SEND -> RECV as one chain, CLOSE direct
- *         (the seed's design)
- *      e  multishot ACCEPT direct with IORING_FILE_INDEX_ALLOC, then
- *         SEND -> RECV, CLOSE direct
- *      f  e with regular fds: multishot ACCEPT into the fd table, then
- *         SEND -> RECV, CLOSE (e's twin, to tell multishot from direct)
+ * MODE epoll             epoll + accept4 + send/recv/close (the classic
+ *                        server)
+ *      uring             io_uring, regular fds: ACCEPT, SEND -> RECV
+ *                        (linked), CLOSE
+ *      uring-detour      ACCEPT into the fd table, then FILES_UPDATE +
+ *                        close() and fixed-file SEND -> RECV, CLOSE direct
+ *                        (the article's detour)
+ *      direct-chain      ACCEPT direct -> SEND -> RECV as one chain, CLOSE
+ *                        direct (the seed's design)
+ *      direct-multishot  multishot ACCEPT direct with
+ *                        IORING_FILE_INDEX_ALLOC, then SEND -> RECV, CLOSE
+ *                        direct
+ *      uring-multishot   direct-multishot with regular fds: multishot
+ *                        ACCEPT into the fd table, then SEND -> RECV, CLOSE
+ *                        (its twin, to tell multishot from direct)
  * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
  *
  * Every exchange after the first is SEND -> RECV linked on the fd or slot.
@@ -28,8 +33,8 @@
  * "conns=N cpu=S fdops=N nofile_limit=N wq_cpu=S": cpu is the CPU time of
  * all its threads from "ready" on, wq_cpu the part of it io-wq workers ran,
  * fdops the fd-table installs and removals it caused (accept4, ACCEPT,
- * close, CLOSE of an fd). Modes d and e run with RLIMIT_NOFILE locked
- * (bench.h), which proves their count of 0.
+ * close, CLOSE of an fd). The direct-* modes run with RLIMIT_NOFILE
+ * locked (bench.h), which proves their count of 0.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -45,9 +50,28 @@
 
 enum { OP_ACCEPT = 1, OP_SEND, OP_RECV, OP_CLOSE };
 
+enum mode {
+	EPOLL,
+	URING,
+	URING_DETOUR,
+	DIRECT_CHAIN,
+	DIRECT_MULTISHOT,
+	URING_MULTISHOT,
+	NR_MODES
+};
+
+static const char *const mode_names[NR_MODES] = {
+	[EPOLL]			= "epoll",
+	[URING]			= "uring",
+	[URING_DETOUR]		= "uring-detour",
+	[DIRECT_CHAIN]		= "direct-chain",
+	[DIRECT_MULTISHOT]	= "direct-multishot",
+	[URING_MULTISHOT]	= "uring-multishot",
+};
+
 struct worker {
 	pthread_t thread;
-	char mode;
+	enum mode mode;
 	int dt;
 	int lfd;
 	int exchanges;
@@ -76,12 +100,13 @@ static inline uint64_t ud(int op, int idx)
 /* Does @w talk to its connections through fixed-file slots? */
 static int fixed(const struct worker *w)
 {
-	return w->mode == 'c' || w->mode == 'd' || w->mode == 'e';
+	return w->mode == URING_DETOUR || w->mode == DIRECT_CHAIN ||
+	       w->mode == DIRECT_MULTISHOT;
 }
 
 static int multishot(const struct worker *w)
 {
-	return w->mode == 'e' || w->mode == 'f';
+	return w->mode == DIRECT_MULTISHOT || w->mode == URING_MULTISHOT;
 }
 
 static struct io_uring_sqe *sqe_get(struct worker *w)
@@ -117,26 +142,28 @@ static void queue_accept(struct worker *w)
 	int slot;
 
 	switch (w->mode) {
-	case 'b':
-	case 'c':
+	case URING:
+	case URING_DETOUR:
 		io_uring_prep_accept(sqe, w->lfd, NULL, NULL, SOCK_CLOEXEC);
 		sqe->user_data = ud(OP_ACCEPT, 0);
 		break;
-	case 'd':
+	case DIRECT_CHAIN:
 		slot = w->free_slots[--w->nr_free];
 		io_uring_prep_accept_direct(sqe, w->lfd, NULL, NULL, 0, slot);
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe->user_data = ud(OP_ACCEPT, slot);
 		queue_talk(w, slot, 1);
 		break;
-	case 'e':
+	case DIRECT_MULTISHOT:
 		io_uring_prep_multishot_accept_direct(sqe, w->lfd, NULL, NULL, 0);
 		sqe->user_data = ud(OP_ACCEPT, 0);
 		break;
-	case 'f':
+	case URING_MULTISHOT:
 		io_uring_prep_multishot_accept(sqe, w->lfd, NULL, NULL,
 					       SOCK_CLOEXEC);
 		sqe->user_data = ud(OP_ACCEPT, 0);
+		break;
+	default:	/* epoll has no ring */
 		break;
 	}
 }
@@ -159,9 +186,9 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 	int res = cqe->res, slot;
 
 	switch (w->mode) {
-	case 'b':
-	case 'f':
-		if (w->mode == 'b' || !(cqe->flags & IORING_CQE_F_MORE))
+	case URING:
+	case URING_MULTISHOT:
+		if (w->mode == URING || !(cqe->flags & IORING_CQE_F_MORE))
 			queue_accept(w);
 		if (res < 0)
 			return;
@@ -171,7 +198,7 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 		w->left[res] = w->exchanges;
 		queue_talk(w, res, 0);
 		return;
-	case 'c':
+	case URING_DETOUR:
 		queue_accept(w);
 		if (res < 0)
 			return;
@@ -183,7 +210,7 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 		w->left[slot] = w->exchanges;
 		queue_talk(w, slot, 1);
 		return;
-	case 'd':
+	case DIRECT_CHAIN:
 		/* its SEND and RECV follow in the chain */
 		queue_accept(w);
 		if (res < 0) {
@@ -193,13 +220,15 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 			w->left[idx] = w->exchanges;
 		}
 		return;
-	case 'e':
+	case DIRECT_MULTISHOT:
 		if (!(cqe->flags & IORING_CQE_F_MORE))
 			queue_accept(w);
 		if (res >= 0) {
 			w->left[res] = w->exchanges;
 			queue_talk(w, res, 1);
 		}
+		return;
+	default:	/* epoll has no ring */
 		return;
 	}
 }
@@ -215,7 +244,7 @@ static void on_cqe(struct worker *w, struct io_uring_cqe *cqe)
 	case OP_SEND:
 		break;
 	case OP_RECV:
-		if (w->mode == 'd' && !w->accepted[idx])
+		if (w->mode == DIRECT_CHAIN && !w->accepted[idx])
 			break;	/* its ACCEPT failed: nothing to close */
 		if (--w->left[idx] > 0 && cqe->res == MSG_LEN) {
 			queue_talk(w, idx, fixed(w));
@@ -225,7 +254,7 @@ static void on_cqe(struct worker *w, struct io_uring_cqe *cqe)
 		queue_close(w, idx, fixed(w));
 		break;
 	case OP_CLOSE:
-		if (w->mode == 'c' || w->mode == 'd')
+		if (w->mode == URING_DETOUR || w->mode == DIRECT_CHAIN)
 			w->free_slots[w->nr_free++] = idx;
 		w->conns++;
 		break;
@@ -322,7 +351,7 @@ static void *worker_fn(void *arg)
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	if (w->mode == 'a')
+	if (w->mode == EPOLL)
 		run_epoll(w);
 	else
 		run_uring(w);
@@ -347,11 +376,16 @@ int main(int argc, char **argv)
 	struct worker *w;
 	int threads, lfd, one = 1, limit = -1, sig, exchanges;
 	double cpu0, cpu, own0, own;
+	enum mode mode = NR_MODES;
 	sigset_t set;
 
-	if (argc < 5 || !strchr("abcdef", argv[1][0]) || !argv[1][0]) {
-		fprintf(stderr, "usage: conn-server a|b|c|d|e|f THREADS PORT "
-			"EXCHANGES [dt]\n");
+	for (int m = 0; argc > 1 && m < NR_MODES; m++)
+		if (!strcmp(argv[1], mode_names[m]))
+			mode = m;
+	if (argc < 5 || mode == NR_MODES) {
+		fprintf(stderr, "usage: conn-server MODE THREADS PORT "
+			"EXCHANGES [dt]\nMODE: epoll, uring, uring-detour, "
+			"direct-chain, direct-multishot, uring-multishot\n");
 		return 2;
 	}
 	exchanges = atoi(argv[4]);
@@ -370,7 +404,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
-		     (argv[1][0] == 'a' ? SOCK_NONBLOCK : 0), 0);
+		     (mode == EPOLL ? SOCK_NONBLOCK : 0), 0);
 	addr.sin_port = htons(atoi(argv[3]));
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -379,7 +413,7 @@ int main(int argc, char **argv)
 		die("listen", -errno);
 
 	for (int i = 0; i < threads; i++) {
-		w[i].mode = argv[1][0];
+		w[i].mode = mode;
 		w[i].dt = argc > 5 && !strcmp(argv[5], "dt");
 		w[i].lfd = lfd;
 		w[i].exchanges = exchanges;
@@ -389,8 +423,8 @@ int main(int argc, char **argv)
 		if (pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
 			die("pthread_create", -errno);
 	pthread_barrier_wait(&ready);
-	/* d and e hold no fd per connection: leave them none to take */
-	if (w[0].mode == 'd' || w[0].mode == 'e')
+	/* the direct modes hold no fd per connection: leave them none */
+	if (mode == DIRECT_CHAIN || mode == DIRECT_MULTISHOT)
 		limit = lock_fd_table();
 	printf("ready\n");
 	fflush(stdout);

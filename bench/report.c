@@ -8,11 +8,12 @@
  *
  * writes OUTDIR/tables.md and OUTDIR/<workload>.svg. NATIVE.csv may be
  * empty. Every figure is CPU per operation: the mean over the rounds (the
- * median for native runs), with the spread (max - min) over that figure.
- * "vs best" divides by the cheapest mode at the same parameter that holds
- * regular descriptors (the modes without direct descriptors: a, b, c, f,
- * sys, uring, uring+reg, stat-sys, stat-uring). The ceiling is what the regular-fd io_uring mode spends on
- * descriptor work per operation, from fdcost: fd installs and removals
+ * median for native runs), with its spread (lib/stats.h). "vs best"
+ * divides by the cheapest mode at the same parameter that holds regular
+ * descriptors (epoll, sys, stat-sys, stat-uring and the uring* modes; the
+ * others, direct*, stat-dirfd and stat-open, hold direct ones). The
+ * ceiling is what the regular-fd io_uring mode spends on descriptor work
+ * per operation, from fdcost: fd installs and removals
  * times `install`, requests on a regular fd times `fget` (files) or `sock`
  * (sockets).
  */
@@ -21,11 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 #define MAX_CELLS	256
 #define MAX_ROUNDS	40
 
 struct cell {
-	char workload[16], mode[16];
+	char workload[16], mode[24];
 	int param, n;
 	int by_median;			/* native: median, not mean */
 	double us[MAX_ROUNDS];		/* CPU us per op */
@@ -47,9 +50,9 @@ static const struct workload {
 	const char *name, *title, *param, *unit, *regular;
 } workloads[] = {
 	{ "conn", "Connections: accept, greet, receive a line, close",
-	  "connections in flight", "connection", "b" },
+	  "connections in flight", "connection", "uring" },
 	{ "keepalive", "Keep-alive: R exchanges per connection, 8 in flight",
-	  "exchanges per connection (R)", "exchange", "b" },
+	  "exchanges per connection (R)", "exchange", "uring" },
 	{ "files", "Files: open, read 4 KiB, close",
 	  "files in flight", "file", "uring" },
 	{ "stat", "Stat: STATX by name, or open + fstat + close",
@@ -59,24 +62,23 @@ static const struct workload {
 	{ "thfiles", "Threads: files with T threads, one ring each, 8 in flight",
 	  "threads (T)", "file", "uring" },
 	{ "thconn", "Threads: connections with T server threads",
-	  "threads (T)", "connection", "b" },
+	  "threads (T)", "connection", "uring" },
 	{ "conn-dt", "Connections, rings with SINGLE_ISSUER | DEFER_TASKRUN",
-	  "connections in flight", "connection", "b" },
+	  "connections in flight", "connection", "uring" },
 	{ "files-dt", "Files, rings with SINGLE_ISSUER | DEFER_TASKRUN",
 	  "files in flight", "file", "uring" },
 };
 
 static int is_direct(const char *mode)
 {
-	return !strcmp(mode, "d") || !strcmp(mode, "e") ||
-	       !strncmp(mode, "direct", 6) || !strcmp(mode, "stat-dirfd") ||
+	return !strncmp(mode, "direct", 6) || !strcmp(mode, "stat-dirfd") ||
 	       !strcmp(mode, "stat-open");
 }
 
 /* The modes that use no io_uring: epoll and plain syscalls. */
 static int is_syscall(const char *mode)
 {
-	return !strcmp(mode, "a") || !strcmp(mode, "sys") ||
+	return !strcmp(mode, "epoll") || !strcmp(mode, "sys") ||
 	       !strcmp(mode, "stat-sys");
 }
 
@@ -109,7 +111,7 @@ static struct cell *get(struct data *d, const char *w, const char *m, int p)
 
 static void load(const char *path, struct data *d, int by_median)
 {
-	char line[4096], w[16], m[16];
+	char line[4096], w[16], m[24];
 	FILE *f = fopen(path, "r");
 
 	if (!f)
@@ -119,7 +121,7 @@ static void load(const char *path, struct data *d, int by_median)
 		double cpu, secs, a, b, c, e;
 		int p, round, limit;
 
-		if (sscanf(line, "run,%15[^,],%15[^,],%d,%d,%lu,%lf,%lf,%lu,%d",
+		if (sscanf(line, "run,%15[^,],%23[^,],%d,%d,%lu,%lf,%lf,%lu,%d",
 			   w, m, &p, &round, &ops, &cpu, &secs, &fdops,
 			   &limit) == 9 && ops) {
 			struct cell *x = get(d, w, m, p);
@@ -128,7 +130,7 @@ static void load(const char *path, struct data *d, int by_median)
 				x->us[x->n++] = cpu * 1e6 / ops;
 			x->by_median = by_median;
 			x->fdops = (double)fdops / ops;
-		} else if (sscanf(line, "sys,%15[^,],%15[^,],%d,%lu,%lu", w, m,
+		} else if (sscanf(line, "sys,%15[^,],%23[^,],%d,%lu,%lu", w, m,
 				  &p, &ops, &sys) == 5 && ops) {
 			get(d, w, m, p)->syscalls = (double)sys / ops;
 		} else if (sscanf(line, "cost,%d,%lf,%lf,%lf,%lf", &round, &a,
@@ -142,50 +144,19 @@ static void load(const char *path, struct data *d, int by_median)
 	fclose(f);
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n);
-
 /*
  * A cell's figure: the mean over its rounds, or for native cells, whose
  * CPU time has outliers of several times the typical round, the median.
  */
 static double figure(const struct cell *c)
 {
-	double sum = 0;
-
-	if (c->by_median)
-		return median(c->us, c->n);
-	for (int i = 0; i < c->n; i++)
-		sum += c->us[i];
-	return c->n ? sum / c->n : NAN;
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_ROUNDS];
-
-	if (!n)
-		return NAN;
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return c->by_median ? stats_median(c->us, c->n) :
+			      stats_mean(c->us, c->n);
 }
 
 static double spread(const struct cell *c)
 {
-	double lo = c->us[0], hi = c->us[0];
-
-	for (int i = 1; i < c->n; i++) {
-		lo = c->us[i] < lo ? c->us[i] : lo;
-		hi = c->us[i] > hi ? c->us[i] : hi;
-	}
-	return (hi - lo) / figure(c) * 100;
+	return stats_spread(c->us, c->n, figure(c));
 }
 
 /* The parameters and modes of workload @w, in first-seen order. */
@@ -242,10 +213,8 @@ static double best_regular(struct data *d, const char *w, int p)
 /* The regular-fd mode that does what direct mode @m does, op for op. */
 static const char *twin(const struct workload *wl, const char *m)
 {
-	if (!strcmp(m, "d"))
-		return "b";
-	if (!strcmp(m, "e"))
-		return "f";
+	if (!strcmp(m, "direct-multishot"))
+		return "uring-multishot";
 	return wl->regular;
 }
 
@@ -259,9 +228,9 @@ static const char *twin(const struct workload *wl, const char *m)
  */
 static double ceiling(struct data *d, const char *w, int p)
 {
-	double in = median(d->install, d->costs) / 1e3;
-	double fg = median(d->fget, d->costs) / 1e3;
-	double so = median(d->sock, d->costs) / 1e3;
+	double in = stats_median(d->install, d->costs) / 1e3;
+	double fg = stats_median(d->fget, d->costs) / 1e3;
+	double so = stats_median(d->sock, d->costs) / 1e3;
 
 	if (!strncmp(w, "conn", 4) || !strcmp(w, "thconn"))
 		return in + 2 * so;
@@ -447,7 +416,8 @@ static void chart(const char *dir, struct data *d, const struct workload *wl)
 		}
 		fprintf(f, "'/>\n<text x='490' y='%d' fill='%s'>%s%s</text>\n",
 			50 + i * 16, colour[i % 9], m[i],
-			is_direct(m[i]) ? " (direct)" : "");
+			is_direct(m[i]) && strncmp(m[i], "direct", 6) ?
+			" (direct)" : "");
 	}
 	fprintf(f, "</svg>\n");
 	fclose(f);
@@ -534,7 +504,7 @@ static void paired_row(FILE *out, struct data *d, const struct workload *wl,
 		below += r[n++] < 1;
 	}
 	fprintf(out, "| %s | %d | %s / %s | %.3f | %d of %d |\n", wl->name, p,
-		m, base, median(r, n), below, n);
+		m, base, stats_median(r, n), below, n);
 }
 
 static void paired(FILE *out, struct data *d)
@@ -572,13 +542,15 @@ static void costs(FILE *out, struct data *d, const char *where)
 		"ns for a socket (SEND); a FILES_UPDATE in and out of a slot "
 		"%.1f ns (less the cost of two trivial system calls where it "
 		"makes them).\n", where, d->costs,
-		median(d->install, d->costs), median(d->fget, d->costs),
-		median(d->sock, d->costs), median(d->reg, d->costs));
+		stats_median(d->install, d->costs),
+		stats_median(d->fget, d->costs),
+		stats_median(d->sock, d->costs),
+		stats_median(d->reg, d->costs));
 }
 
 /*
  * The spread check: the same runs in several boots (bench/spread.sh); per
- * cell, the largest figure over the smallest. Returns the worst, in %.
+ * cell, the spread of the boots' figures. Returns the worst, in %.
  */
 static double spread_check(const char *path, int nr, char **csv)
 {
@@ -596,30 +568,29 @@ static double spread_check(const char *path, int nr, char **csv)
 	fprintf(out, "| workload | mode | param |");
 	for (int i = 0; i < nr; i++)
 		fprintf(out, " boot %d |", i + 1);
-	fprintf(out, " max/min |\n|---|---|---|");
+	fprintf(out, " spread |\n|---|---|---|");
 	for (int i = 0; i < nr; i++)
 		fprintf(out, "---|");
 	fprintf(out, "---|\n");
 	for (int c = 0; c < runs[0].nr; c++) {
 		struct cell *x = &runs[0].cells[c];
-		double lo = 1e30, hi = 0;
+		double v[8], s;
 
 		fprintf(out, "| %s | %s | %d |", x->workload, x->mode, x->param);
 		for (int i = 0; i < nr; i++) {
 			struct cell *y = cell(&runs[i], x->workload, x->mode,
 					      x->param);
-			double v = y ? figure(y) : NAN;
 
-			fprintf(out, " %.3f |", v);
-			lo = fmin(lo, v);
-			hi = fmax(hi, v);
+			v[i] = y ? figure(y) : NAN;
+			fprintf(out, " %.3f |", v[i]);
 		}
-		fprintf(out, " %.4f |\n", hi / lo);
-		worst = fmax(worst, (hi / lo - 1) * 100);
-		within += hi / lo <= 1.01;
+		s = stats_spread(v, nr, stats_mean(v, nr));
+		fprintf(out, " %.2f%% |\n", s);
+		worst = fmax(worst, s);
+		within += s <= 1;
 	}
-	fprintf(out, "\n%d of %d cells within 1%%; the largest max/min is "
-		"%.4f.\n", within, runs[0].nr, 1 + worst / 100);
+	fprintf(out, "\n%d of %d cells within 1%%; the largest spread is "
+		"%.2f%%.\n", within, runs[0].nr, worst);
 	fclose(out);
 	return worst;
 }
@@ -632,7 +603,7 @@ int main(int argc, char **argv)
 	if (argc > 3 && !strcmp(argv[1], "--spread")) {
 		double worst = spread_check(argv[2], argc - 3, argv + 3);
 
-		printf("spread: the largest max/min over %d boots is %.2f%% "
+		printf("spread: the largest over %d boots is %.2f%% "
 		       "(%s)\n", argc - 3, worst, worst <= 1 ? "within 1%" :
 		       "MORE THAN 1%");
 		return worst <= 1 ? 0 : 1;

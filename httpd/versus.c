@@ -15,7 +15,7 @@
  * servers' own CPU clocks, all their processes and threads), syscalls per
  * request (a ptrace count in a separate run), and the most descriptors
  * the server held (/proc/PID/fd, sampled). ROUNDS interleaved rounds;
- * each figure is their mean, with the spread.
+ * each figure is their mean, with its spread (lib/stats.h).
  *
  *   versus [--quick] [--rounds=N] [--variants] [--only=N]
  *   versus --job=S,L,DURATION
@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "stats.h"
 
 #define SITE "/tmp/site"
 #define NGINX_DIR "/tmp/nginx"
@@ -608,22 +609,12 @@ static void count_syscalls(int s)
 
 static double mean(const double *v)
 {
-	double sum = 0;
-
-	for (int i = 0; i < rounds; i++)
-		sum += v[i];
-	return sum / rounds;
+	return stats_mean(v, rounds);
 }
 
-/* the largest distance from the mean, in % of it */
 static double spread(const double *v)
 {
-	double m = mean(v), worst = 0;
-
-	for (int i = 0; i < rounds; i++)
-		if (m && fabs(v[i] - m) / m * 100 > worst)
-			worst = fabs(v[i] - m) / m * 100;
-	return worst;
+	return stats_spread(v, rounds, mean(v));
 }
 
 static void print_table(FILE *f)
@@ -637,8 +628,8 @@ static void print_table(FILE *f)
 
 			if (!measured(s))
 				continue;
-			fprintf(f, "| %s | %s | %.0f ±%.1f%% | %.0f | %.0f | "
-				"%.2f ±%.1f%% | %.2f | %d |\n",
+			fprintf(f, "| %s | %s | %.0f (%.1f%%) | %.0f | %.0f | "
+				"%.2f (%.1f%%) | %.2f | %d |\n",
 				servers[s].name, loads[l].name, mean(r->rps),
 				spread(r->rps), mean(r->p50), mean(r->p99),
 				mean(r->cpu) / 1e3, spread(r->cpu),
@@ -786,13 +777,6 @@ static int run_job(int s, int l, const char *dur)
  * CPU clocks are time, not instructions: a ratio taken within a round
  * cancels what the machine did to both.
  */
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void print_ratios(FILE *f)
 {
 	fprintf(f, "| load | nofd-httpd / nginx | nofd-httpd / nginx "
@@ -800,16 +784,16 @@ static void print_ratios(FILE *f)
 	for (int l = 0; l < NLOADS; l++) {
 		fprintf(f, "| %s", loads[l].name);
 		for (int n = NGINX; n <= NGINX + 1; n++) {
-			double v[MAX_ROUNDS];
+			double v[MAX_ROUNDS], lo = INFINITY, hi = -INFINITY;
 
-			for (int i = 0; i < rounds; i++)
+			for (int i = 0; i < rounds; i++) {
 				v[i] = results[0][l].cpu[i] /
 				       results[n][l].cpu[i];
-			qsort(v, rounds, sizeof(v[0]), cmp_double);
-			fprintf(f, " | %.2fx (%.2f-%.2f)", rounds % 2 ?
-				v[rounds / 2] : (v[rounds / 2 - 1] +
-						 v[rounds / 2]) / 2,
-				v[0], v[rounds - 1]);
+				lo = fmin(lo, v[i]);
+				hi = fmax(hi, v[i]);
+			}
+			fprintf(f, " | %.2fx (%.2f-%.2f)",
+				stats_median(v, rounds), lo, hi);
 		}
 		fprintf(f, " |\n");
 	}

@@ -11,8 +11,8 @@
  * the set-up and the exit are the same in every run, so the difference of
  * two consecutive runs is what the operations between them cost. Each
  * difference gives one estimate per function; the table shows their mean
- * per operation and the spread of the total (largest minus smallest
- * estimate, over their mean). Addresses in the kernel's text are named
+ * per operation and the spread of the total over the estimates
+ * (lib/stats.h). Addresses in the kernel's text are named
  * from SYSTEM_MAP (static functions of the same name are one row); user
  * space is one line. GROUPS (profile/groups.txt) names groups of functions
  * by a regular expression each: their sums come first. Prints Markdown.
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "die.h"
+#include "stats.h"
 
 #define USER_END	0xffff800000000000ull	/* x86-64: the kernel's half */
 #define MAX_RUNS	8
@@ -239,7 +240,7 @@ static void read_ops(const char *arg, int runs)
 
 int main(int argc, char **argv)
 {
-	double est[MAX_RUNS] = { 0 }, total, lo, hi, kernel = 0;
+	double est[MAX_RUNS] = { 0 }, total, kernel = 0;
 	struct row *rows;
 	size_t nrows = 0;
 	int runs, top;
@@ -269,11 +270,6 @@ int main(int argc, char **argv)
 		for (int e = 0; e < EXTRA; e++)
 			est[r] += extra[e][r] - extra[e][r - 1];
 		est[r] /= ops[r] - ops[r - 1];
-	}
-	lo = hi = est[1];
-	for (int r = 2; r < runs; r++) {
-		lo = est[r] < lo ? est[r] : lo;
-		hi = est[r] > hi ? est[r] : hi;
 	}
 
 	rows = calloc(nsyms + EXTRA, sizeof(*rows));
@@ -305,7 +301,8 @@ int main(int argc, char **argv)
 		printf("%s%.0f", r == runs - 1 ? " and " : ", ", ops[r]);
 	printf(" operations");
 	if (runs > 2)
-		printf(", spread %.2f%%", 100 * (hi - lo) / total);
+		printf(", spread %.2f%%", stats_spread(est + 1, runs - 1,
+							  total));
 	printf("\n\n");
 	if (ngroups) {
 		printf("| instructions/op | share | group (profile/groups.txt) "
