@@ -44,7 +44,8 @@ TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
 	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz $(BIN)/stream-probe
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
-HOST := $(B)/host/logscan $(B)/host/bench-report $(B)/host/profile-report
+HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
+	$(B)/host/profile-report
 PLUGIN := $(B)/profile/insn-prof.so
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo versus-native \
@@ -74,7 +75,7 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/%: vm/%.c | deps
+$(B)/host/%: vm/%.c lib/frame.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 

@@ -7,7 +7,8 @@
  * of everything, then round 2, ...) so that drift hits all modes alike,
  * each followed by the costs of the descriptor work on its own (fdcost);
  * then one more, shorter run of each under syscount to count its system
- * calls. Prints CSV on stdout:
+ * calls. Sends its results home as the file bench.csv (lib/frame.h), a row
+ * at a time, on stdout:
  *
  *   run,WORKLOAD,MODE,PARAM,ROUND,OPS,CPU_S,SECONDS,FDOPS,NOFILE_LIMIT
  *   cost,ROUND,INSTALL_NS,FGET_NS,SOCK_NS,REGISTER_NS
@@ -40,8 +41,9 @@
  * about speed). --native leaves out the jobs that need the nofd kernel.
  * --job runs one job once, with N operations (per thread; walk: a tree of
  * N files in N / 10 directories), and nothing else: what profile/run.sh
- * profiles. It adds a line "job,WORKLOAD,MODE,PARAM,OPS,CPU_S,WQ_CPU_S":
- * WQ_CPU_S is the part of CPU_S io-wq workers ran (files, conn-server).
+ * profiles. It adds the file job.csv, one row
+ * "job,WORKLOAD,MODE,PARAM,OPS,CPU_S,WQ_CPU_S": WQ_CPU_S is the part of
+ * CPU_S io-wq workers ran (files, conn-server).
  * The programs are in $BENCH_BIN, by default /bin (the guest's).
  */
 #include <stdarg.h>
@@ -49,6 +51,7 @@
 #include <sys/wait.h>
 
 #include "bench.h"
+#include "frame.h"
 
 #define TREE	"/tmp/bench-tree"
 
@@ -373,8 +376,8 @@ static void cost(int round)
 		       &install, &fget, &sock, &reg);
 	fclose(out);
 	finish(pid, "fdcost");
-	printf("cost,%d,%.1f,%.1f,%.1f,%.1f\n", round, install, fget, sock,
-	       reg);
+	frame_line(stdout, "bench.csv", "cost,%d,%.1f,%.1f,%.1f,%.1f", round,
+		   install, fget, sock, reg);
 }
 
 /* The CPU per op of each job's measured rounds. */
@@ -390,12 +393,14 @@ static void measure(int i, unsigned long div, int round)
 	struct result r;
 
 	run(j, div, 0, &r);
-	printf("run,%s,%s,%d,%d,%lu,%.6f,%.3f,%lu,%d\n", j->workload, j->mode,
-	       j->param, round, r.ops, r.cpu, r.seconds, r.fdops, r.limit);
+	frame_line(stdout, "bench.csv", "run,%s,%s,%d,%d,%lu,%.6f,%.3f,%lu,%d",
+		   j->workload, j->mode, j->param, round, r.ops, r.cpu,
+		   r.seconds, r.fdops, r.limit);
 	/* --job: how much of the CPU time io-wq workers ran (profile/run.sh) */
 	if (job_spec)
-		printf("job,%s,%s,%d,%lu,%.6f,%.6f\n", j->workload, j->mode,
-		       j->param, r.ops, r.cpu, r.wq_cpu);
+		frame_line(stdout, "job.csv", "job,%s,%s,%d,%lu,%.6f,%.6f",
+			   j->workload, j->mode, j->param, r.ops, r.cpu,
+			   r.wq_cpu);
 	if (r.ops && measured[i] < MAX_ROUNDS)
 		per_op[i][measured[i]++] = r.cpu / r.ops;
 }
@@ -578,8 +583,9 @@ int main(int argc, char **argv)
 				"%s\n", j->workload, j->mode);
 			failures++;
 		}
-		printf("sys,%s,%s,%d,%lu,%lu,%s\n", j->workload, j->mode,
-		       j->param, r.ops, r.syscalls, r.by_nr);
+		frame_line(stdout, "bench.csv", "sys,%s,%s,%d,%lu,%lu,%s",
+			   j->workload, j->mode, j->param, r.ops, r.syscalls,
+			   r.by_nr);
 	}
 	if (failures)
 		fprintf(stderr, "bench-run: %d failures\n", failures);

@@ -55,14 +55,14 @@ cat "$out/setting.txt"
 start=$(date +%s)
 status=0
 # the guest's progress as it comes, with the time left (vm/progress.sh);
-# its result rows go to guest.csv below
+# the rows bench-run sends home (its file bench.csv) become guest.csv
 vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
 	--out "$out/vm" -- /bin/bench-run "${args[@]}" |
-	vm/progress.sh bench --every 10 --hide '^(run|sys|cost),' || status=$?
-tr -d '\r' <"$out/vm/output.log" | grep -E '^(run|sys|cost),' >"$out/guest.csv" || true
+	vm/progress.sh bench --every 10 || status=$?
+cp "$out/vm/files/bench.csv" "$out/guest.csv" 2>/dev/null || : >"$out/guest.csv"
 echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
 if [ "$status" -ne 0 ]; then
-	tr -d '\r' <"$out/vm/output.log" | grep -v -E '^(run|sys|cost),' | tail -n 20
+	build/host/unframe <"$out/vm/output.log" | tail -n 20
 	echo "bench: the guest run failed (status $status)"
 	exit "$status"
 fi
@@ -70,10 +70,14 @@ fi
 touch "$out/native.csv"
 if [ $native = 1 ]; then
 	start=$(date +%s)
-	# host CPU time is noisy: eleven rounds, medians
+	# host CPU time is noisy: eleven rounds, medians; bench-run sends its
+	# rows as it does from the guest (its file bench.csv: native.csv)
+	rm -rf "$out/native" && mkdir -p "$out/native"
 	BENCH_BIN=$top/build/bin build/bin/bench-run --native "${args[@]}" \
-		$([ ${#args[@]} = 0 ] && echo --rounds 11) >"$out/native.csv" \
-		2> >(vm/progress.sh native --every 10 >&2)
+		$([ ${#args[@]} = 0 ] && echo --rounds 11) \
+		2> >(vm/progress.sh native --every 10 >&2) |
+		build/host/unframe "$out/native"
+	mv "$out/native/bench.csv" "$out/native.csv" && rmdir "$out/native"
 	echo "bench: native: $(grep -c '^run,' "$out/native.csv") runs in $(( $(date +%s) - start )) s"
 fi
 

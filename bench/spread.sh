@@ -37,9 +37,8 @@ for boot in 1 2 3; do
 	vm/run.sh --icount "${ICOUNT:-0,sleep=off}" --kernel "$kernel" --timeout 3600 \
 		--out "$out/spread-vm$boot" -- \
 		/bin/bench-run ${SPREAD_ARGS:-} --no-syscount |
-		vm/progress.sh "spread: boot $boot/3" --every 10 --hide '^(run|cost),'
-	tr -d '\r' <"$out/spread-vm$boot/output.log" | grep -E '^(run|cost),' \
-		>"$out/spread-$boot.csv"
+		vm/progress.sh "spread: boot $boot/3" --every 10
+	cp "$out/spread-vm$boot/files/bench.csv" "$out/spread-$boot.csv"
 	echo "spread: boot $boot: $(grep -c '^run,' "$out/spread-$boot.csv") runs in $(( $(date +%s) - start )) s"
 	stop_load
 done

@@ -22,11 +22,11 @@ out=$top/build/demo
 mkdir -p "$out"
 start=$(date +%s)
 # the guest's output as it comes: progress lines with the time left, the
-# table at the end; the files go to build/demo/ (vm/progress.sh)
+# table at the end; the files it sends home go to build/demo/
 set +e
 "$top/vm/run.sh" --kernel "$kernel" --initrd "$top/build/initramfs-demo.cpio.gz" \
-	--icount 0,sleep=off --timeout 1200 --out "$out/vm" \
-	-- /bin/versus $quick | "$top/vm/progress.sh" demo --files "$out"
+	--icount 0,sleep=off --timeout 1200 --out "$out/vm" --files "$out" \
+	-- /bin/versus $quick | "$top/vm/progress.sh" demo
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" = 0 ] || { echo "demo: the guest run failed (status $rc)"; exit 1; }

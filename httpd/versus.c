@@ -28,14 +28,14 @@
  * followed by the guest's (DIR/bin/nofd-httpd, DIR/usr/sbin/nginx,
  * DIR/usr/bin/wrk).
  * --job: servers[S] under loads[L] for DURATION (wrk's -d), after its
- * second of warm-up, and nothing else; prints
- * "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
+ * second of warm-up, and nothing else; sends home the file job.csv, one
+ * row "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
  * server's CPU time): what `make profile` profiles (profile/run.sh
  * --httpd).
  *
  * Output: a table, then the files table.md, results.csv, results.json and
- * chart.svg, each between "=== file NAME" and "=== end" lines, which
- * httpd/demo.sh writes to build/demo/.
+ * chart.svg sent home (lib/frame.h), which httpd/demo.sh puts in
+ * build/demo/.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "frame.h"
 #include "stats.h"
 
 #define SITE "/tmp/site"
@@ -765,8 +766,8 @@ static int run_job(int s, int l, const char *dur)
 	stop_server(s, pid);
 	if (!w.requests)
 		die("--job: wrk gave no result", -EIO);
-	printf("job,%s,%s,%ld,%.0f\n", servers[s].name, loads[l].name,
-	       (long)w.requests, cpu1 - cpu0);
+	frame_line(stdout, "job.csv", "job,%s,%s,%ld,%.0f", servers[s].name,
+		   loads[l].name, (long)w.requests, cpu1 - cpu0);
 	return 0;
 }
 
@@ -892,14 +893,17 @@ int main(int argc, char **argv)
 		}
 
 	print_table(stdout);
-	printf("=== file table.md\n");
+	frame_begin(stdout, "table.md");
 	print_table(stdout);
-	printf("=== end\n=== file results.csv\n");
+	frame_end(stdout);
+	frame_begin(stdout, "results.csv");
 	print_csv(stdout);
-	printf("=== end\n=== file results.json\n");
+	frame_end(stdout);
+	frame_begin(stdout, "results.json");
 	print_json(stdout);
-	printf("=== end\n=== file chart.svg\n");
+	frame_end(stdout);
+	frame_begin(stdout, "chart.svg");
 	print_svg(stdout);
-	printf("=== end\n");
+	frame_end(stdout);
 	return 0;
 }

@@ -75,8 +75,8 @@ for k in $(seq 1 "$runs"); do
 	"$top/vm/run.sh" --icount 0,sleep=off --kernel "$kernel" --quiet \
 		--initrd "$initrd" --plugin "$plugin,out=$out/counts-$k" \
 		--out "$out/vm-$k" --timeout 1800 -- "${cmd[@]}"
-	grep '^job,' "$out/vm-$k/output.log" | tee -a "$out/jobs.csv" ||
-		{ echo "profile: boot $k reported no job line" >&2; exit 1; }
+	tee -a "$out/jobs.csv" <"$out/vm-$k/files/job.csv" ||
+		{ echo "profile: boot $k sent no job.csv home" >&2; exit 1; }
 	counts+=("$out/counts-$k")
 done
 # the operations each boot did: bench-run's OPS (field 5), or the requests

@@ -2,8 +2,7 @@
 # vm/progress.sh: the guest's output as vm/run.sh streams it, for a person
 # watching a long guest run (make demo, make bench, make fuzz).
 #
-#   vm/run.sh ... | vm/progress.sh NAME [--files DIR] [--hide REGEX]
-#                                       [--every SECONDS]
+#   vm/run.sh ... | vm/progress.sh NAME [--every SECONDS]
 #
 # A guest program says how far it is with a line as it starts step N of
 # M:
@@ -14,41 +13,26 @@
 # with T the host time since the output began and L estimated from it
 # (the host time per step done so far, times the steps left). With
 # --every S, a progress line is shown only if S seconds have passed since
-# the last one shown (the first and the last step always are). Lines
-# between "=== file F" and "=== end" go to DIR/F instead of the terminal;
-# lines that match REGEX (machine-readable rows) are not shown. The rest
+# the last one shown (the first and the last step always are). The rest
 # passes as it comes, line by line (a shell loop: awk may read its input
-# in blocks, which would hold every line back to the end).
+# in blocks, which would hold every line back to the end). The files the
+# guest sends home never reach it: vm/run.sh takes them out.
 set -uo pipefail
 
-name=${1:?usage: vm/progress.sh NAME [--files DIR] [--hide REGEX] [--every S]}
+name=${1:?usage: vm/progress.sh NAME [--every S]}
 shift
-files=. hide= every=0
+every=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--files) files=$2; shift 2 ;;
-	--hide) hide=$2; shift 2 ;;
 	--every) every=$2; shift 2 ;;
 	*) echo "vm/progress.sh: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 
-start=$SECONDS shown=-1 file=
+start=$SECONDS shown=-1
 while IFS= read -r line; do
 	line=${line%$'\r'}
-	if [ -n "$file" ]; then
-		if [[ $line == "=== end"* ]]; then
-			file=
-		else
-			printf '%s\n' "$line" >>"$file"
-		fi
-		continue
-	fi
 	case $line in
-	"=== file "*)
-		file=$files/${line#=== file }
-		: >"$file"
-		continue ;;
 	"progress: "[0-9]*/[0-9]*)
 		step=${line#progress: }
 		what=${step#* }
@@ -67,8 +51,5 @@ while IFS= read -r line; do
 			"$spent" "$left"
 		continue ;;
 	esac
-	if [ -n "$hide" ] && [[ $line =~ $hide ]]; then
-		continue
-	fi
 	printf '%s\n' "$line"
 done

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Boot a nofd guest kernel under QEMU, run one command in it, and bring back
-# its output and exit status; then scan the whole kernel log for splats.
+# its output, the files it sent home and its exit status; then scan the
+# whole kernel log for splats.
 #
 #   vm/run.sh [options] -- COMMAND [ARG...]
 #     --kernel IMAGE    bzImage to boot (required: the Makefile says which)
@@ -8,6 +9,8 @@
 #     --timeout SEC     guest time limit (default 600)
 #     --out DIR         where console.log, output.log and status go
 #                       (default build/vm)
+#     --files DIR       where the files the command sends home go
+#                       (lib/frame.h; default OUT/files)
 #     --smp N --mem MB  guest size (default 2 vCPUs, 1024 MiB)
 #     --cpu MODEL       QEMU -cpu (default max)
 #     --kvm             use KVM instead of TCG (hangs on our CI machines)
@@ -19,6 +22,7 @@
 #     --plugin SO[,ARG=VALUE...]
 #                       load a TCG plugin (profile/run.sh: insn-prof.so)
 #     --quiet           do not echo the command's output while it runs
+#                       (echoed, it leaves out the files sent home)
 #     --dry-run         print the QEMU command line and exit
 # Options in $NOFD_VM_ARGS (make VM_ARGS=...) come before these.
 #
@@ -35,7 +39,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=
 initrd=$top/build/initramfs.cpio.gz
-timeout=600 out=$top/build/vm smp=2 mem=1024 cpu=max
+timeout=600 out=$top/build/vm files= smp=2 mem=1024 cpu=max
 accel=tcg quiet=0 dry=0 icount= plugin=
 
 # $NOFD_VM_ARGS (make VM_ARGS=...) come first, as if given here.
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--files) files=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--cpu) cpu=$2; shift 2 ;;
@@ -87,14 +92,20 @@ if [ $dry = 1 ]; then
 	printf '%q ' "${qemu[@]}"; echo
 	exit 0
 fi
-for f in "$kernel" "$initrd"; do
+unframe=$top/build/host/unframe
+for f in "$kernel" "$initrd" "$unframe"; do
 	[ -f "$f" ] || { echo "vm/run.sh: $f is missing (make kernel/initramfs)" >&2; exit 2; }
 done
-mkdir -p "$out"
+if [ -z "$files" ]; then
+	files=$out/files
+	rm -rf "$files"
+fi
+mkdir -p "$out" "$files"
 : >"$out/console.log"; : >"$out/output.log"; : >"$out/status"
 
 if [ $quiet = 0 ]; then
-	tail -n +1 -f "$out/output.log" &
+	# the log as it comes, without the files (unframe ends with tail)
+	tail -n +1 -f "$out/output.log" > >("$unframe") &
 	tailpid=$!
 fi
 start=$(date +%s)
@@ -104,6 +115,7 @@ if [ $quiet = 0 ]; then
 	sleep 0.3
 	kill $tailpid 2>/dev/null; wait $tailpid 2>/dev/null
 fi
+"$unframe" "$files" <"$out/output.log" >/dev/null
 echo "vm: guest ran $(( $(date +%s) - start )) s (qemu exit $qrc, $accel, $(basename "$kernel"))" >&2
 
 status=$(sed -n 's/^exit=\([0-9]*\)$/\1/p' "$out/status" | head -1)
