@@ -3,7 +3,7 @@
 # -icount shift=0,sleep=off (guest time = instructions: host load does not
 # move the figures). httpd/versus.c does the work in the guest; this
 # shows its progress as it goes, then its table, and writes its files to
-# build/demo/.
+# build/demo/. The site is on an ext4 disk of the guest's (vm/run.sh --disk).
 #
 #   httpd/demo.sh --kernel IMAGE [--quick]
 set -euo pipefail
@@ -25,7 +25,7 @@ start=$(date +%s)
 # table at the end; the files it sends home go to build/demo/
 set +e
 "$top/vm/run.sh" --kernel "$kernel" --initrd "$top/build/initramfs-demo.cpio.gz" \
-	--icount 0,sleep=off --timeout 1200 --out "$out/vm" --files "$out" \
+	--icount 0,sleep=off --timeout 1200 --out "$out/vm" --files "$out" --disk 256 \
 	-- /bin/versus $quick | "$top/vm/progress.sh" demo
 rc=${PIPESTATUS[0]}
 set -e

@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -59,6 +60,7 @@
 #include "stats.h"
 
 #define SITE "/tmp/site"
+#define DISK "/dev/vda"
 #define NGINX_DIR "/tmp/nginx"
 #define MAX_ROUNDS 5
 #define MAX_PIDS 16
@@ -150,13 +152,34 @@ static void write_file(const char *path, const char *data, size_t len)
 	close(fd);
 }
 
+/*
+ * Where the site lives: in the guest, on the ext4 disk vm/run.sh --disk
+ * gives it, if it has one (a server's files are on a disk filesystem; on
+ * 7.3's tmpfs every io_uring READ goes to io-wq), mounted noatime so that
+ * serving a file writes nothing; natively, under the host's /tmp.
+ */
+static void mount_site(void)
+{
+	struct stat st;
+
+	mkdir(SITE, 0755);
+	if (native || stat(DISK, &st) || !S_ISBLK(st.st_mode)) {
+		printf("versus: the site is on %s\n", native ?
+		       "the host's /tmp" : "the guest's tmpfs (no disk)");
+		return;
+	}
+	if (mount(DISK, SITE, "ext4", MS_NOATIME, NULL))
+		die("mount " DISK, -errno);
+	printf("versus: the site is on ext4 (%s, noatime)\n", DISK);
+}
+
 /* small pages, a 1 MiB file, a directory without an index */
 static void make_site(void)
 {
 	char page[1024], path[128], script[256];
 	static char big[1 << 20], many[4096];
 
-	mkdir(SITE, 0755);
+	mount_site();
 	mkdir(SITE "/list", 0755);
 	memset(page, 'p', sizeof(page));
 	memcpy(page, "<!DOCTYPE html><p>", 18);
@@ -183,6 +206,7 @@ static void make_site(void)
 		 "  return wrk.format(nil, \"/many/\" .. math.random(0, %d)"
 		 " .. \".html\")\nend\n", MANY - 1);
 	write_file("/tmp/many.lua", script, strlen(script));
+	sync();		/* nothing left to write back while it measures */
 }
 
 /*

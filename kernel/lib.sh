@@ -37,7 +37,8 @@ nofd_patches() {
 
 nofd_fragments() {
 	case $1 in
-	fast) echo "$NOFD_TOP/kernel/config/base.config" ;;
+	fast) echo "$NOFD_TOP/kernel/config/base.config"
+	      echo "$NOFD_TOP/kernel/config/fast.config" ;;
 	debug) echo "$NOFD_TOP/kernel/config/base.config"
 	       echo "$NOFD_TOP/kernel/config/debug.config" ;;
 	*) echo "kernel: unknown flavour '$1' (fast or debug)" >&2; return 2 ;;

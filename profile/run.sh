@@ -51,9 +51,11 @@ done
 map=$(dirname "$kernel")/System.map-$(basename "$kernel" | sed 's/^bzImage-//')
 [ -f "$map" ] || { echo "profile: $map is missing (make kernel-fast)" >&2; exit 1; }
 plugin=$top/build/profile/insn-prof.so
+disk=()
 if [ -n "$httpd" ]; then
 	name=httpd-${httpd//,/-}
 	initrd=$top/build/initramfs-demo.cpio.gz
+	disk=(--disk 256)	# the site on ext4, as in make demo
 else
 	name=${job//,/-}
 	initrd=$top/build/initramfs.cpio.gz
@@ -73,7 +75,7 @@ for k in $(seq 1 "$runs"); do
 	fi
 	echo "profile: boot $k/$runs: $what"
 	"$top/vm/run.sh" --icount 0,sleep=off --kernel "$kernel" --quiet \
-		--initrd "$initrd" --plugin "$plugin,out=$out/counts-$k" \
+		--initrd "$initrd" "${disk[@]}" --plugin "$plugin,out=$out/counts-$k" \
 		--out "$out/vm-$k" --timeout 1800 -- "${cmd[@]}"
 	tee -a "$out/jobs.csv" <"$out/vm-$k/files/job.csv" ||
 		{ echo "profile: boot $k sent no job.csv home" >&2; exit 1; }

@@ -12,6 +12,9 @@
 #     --files DIR       where the files the command sends home go
 #                       (lib/frame.h; default OUT/files)
 #     --smp N --mem MB  guest size (default 2 vCPUs, 1024 MiB)
+#     --disk MB         a fresh, empty ext4 disk of MB MiB as the guest's
+#                       /dev/vda (OUT/disk.img; the fast kernel has the
+#                       drivers): where the demo's web site lives
 #     --cpu MODEL       QEMU -cpu (default max)
 #     --kvm             use KVM instead of TCG (hangs on our CI machines)
 #     --icount SHIFT[,sleep=off]
@@ -40,7 +43,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=
 initrd=$top/build/initramfs.cpio.gz
 timeout=600 out=$top/build/vm files= smp=2 mem=1024 cpu=max
-accel=tcg quiet=0 dry=0 icount= plugin=
+accel=tcg quiet=0 dry=0 icount= plugin= disk=
 
 # $NOFD_VM_ARGS (make VM_ARGS=...) come first, as if given here.
 read -ra env_args <<<"${NOFD_VM_ARGS:-}"
@@ -54,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--files) files=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
 	--cpu) cpu=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
 	--icount) icount=$2; shift 2 ;;
@@ -87,6 +91,8 @@ case $icount in
 *) qemu+=(-icount shift="$icount",sleep=on) ;;
 esac
 [ -z "$plugin" ] || qemu+=(-plugin "$plugin")
+[ -z "$disk" ] ||
+	qemu+=(-drive file="$out/disk.img",if=virtio,format=raw,cache=unsafe)
 
 if [ $dry = 1 ]; then
 	printf '%q ' "${qemu[@]}"; echo
@@ -101,6 +107,14 @@ if [ -z "$files" ]; then
 	rm -rf "$files"
 fi
 mkdir -p "$out" "$files"
+if [ -n "$disk" ]; then
+	# made whole here: no lazy inode-table or journal initialisation
+	# left for the guest to do in the background while it measures
+	rm -f "$out/disk.img"
+	truncate -s "${disk}M" "$out/disk.img"
+	mkfs.ext4 -q -F -N 65536 -E lazy_itable_init=0,lazy_journal_init=0 \
+		"$out/disk.img" || exit 2
+fi
 : >"$out/console.log"; : >"$out/output.log"; : >"$out/status"
 
 if [ $quiet = 0 ]; then
