@@ -68,13 +68,17 @@
 struct server {
 	const char *name;
 	const char *addr;
-	const char *argv[16];
+	const char *argv[20];
 };
 
-/* both servers' open-file caches hold every file of the many-files load */
+/*
+ * both servers' open-file caches hold every file of the many-files load;
+ * nofd-httpd says at exit how many requests its cache served (--stats)
+ */
 #define NOFD(port, ...) { "/bin/nofd-httpd", "--addr", "127.0.0.1",	\
 	"--port", port, "--root", SITE, "--threads", "2", "--access-log",	\
-	"/tmp/nofd-access.log", "--file-cache", "10000", __VA_ARGS__ }
+	"/tmp/nofd-access.log", "--file-cache", "10000", "--stats",	\
+	__VA_ARGS__ }
 
 /*
  * nginx is servers[NGINX]: the chart's reference. The first NMAIN are

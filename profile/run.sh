@@ -86,7 +86,7 @@ done
 # (seconds) or 5 (ns)
 if [ -n "$httpd" ]; then
 	ops_list=$(cut -d, -f4 "$out/jobs.csv" | paste -sd,)
-	title="\`versus --job=$httpd,...\` ($(sed -n 1p "$out/jobs.csv" | cut -d, -f2,3))"
+	title="\`versus --job=$httpd,...\` ($(sed -n 1p "$out/jobs.csv" | cut -d, -f2,3); the site on an ext4 disk)"
 else
 	ops_list=$(cut -d, -f5 "$out/jobs.csv" | paste -sd,)
 	title="\`bench-run --job $job\`"
