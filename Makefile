@@ -49,7 +49,7 @@ HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
 PLUGIN := $(B)/profile/insn-prof.so
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo versus-native \
-	bench bench-spread fuzz profile compile-check clean
+	bench bench-native bench-spread fuzz profile compile-check clean
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
@@ -143,6 +143,13 @@ versus-native: $(B)/debs $(BIN)/nofd-httpd $(BIN)/versus
 # times, once with the host loaded, to show the figures do not move.
 bench: kernel-fast initramfs $(HOST)
 	bench/run.sh --kernel $(FAST) $(if $(QUICK),--quick)
+
+# The native part alone, no kernel built: what a user runs on a machine
+# with many CPUs (the thread workloads double up to its CPUs), e.g.
+# make bench-native ONLY=thfiles,thconn; results in build/bench-native.
+ONLY ?=
+bench-native: $(BENCH) $(HOST)
+	bench/run.sh --native-only $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY))
 
 bench-spread: kernel-fast initramfs $(HOST)
 	bench/spread.sh --kernel $(FAST)

@@ -487,7 +487,7 @@ static void orders(FILE *out)
  * Native cells spread widely, but the modes ran interleaved, round by
  * round: the ratio of two modes within a round cancels much of what moved
  * the host. Per workload and parameter, each direct mode against its twin
- * and the syscall mode (a, sys) against the regular io_uring one: the
+ * and the syscall mode (epoll, sys) against the regular io_uring one: the
  * median of the per-round ratios, and in how many rounds it was below 1.
  */
 static void paired_row(FILE *out, struct data *d, const struct workload *wl,
@@ -595,6 +595,50 @@ static double spread_check(const char *path, int nr, char **csv)
 	return worst;
 }
 
+/*
+ * Many threads, natively: per mode, the CPU per op at T threads over the
+ * same at one thread (each the median of its rounds). The guest cannot
+ * show this: its vCPUs never run at once under -icount.
+ */
+static void scaling(FILE *out, struct data *d)
+{
+	static const char *const ws[] = { "thfiles", "thconn" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *m[32];
+		int p[16], np = params(d, ws[i], p), nm = modes(d, ws[i], m);
+
+		if (np < 2 || p[0] != 1)
+			continue;
+		fprintf(out, "\n### Native scaling: %s\n\nCPU us per %s at "
+			"one thread, then at T threads over that (median of "
+			"the rounds).\n\n| mode | T = 1 |", ws[i],
+			strcmp(ws[i], "thfiles") ? "connection" : "file");
+		for (int j = 1; j < np; j++)
+			fprintf(out, " T = %d |", p[j]);
+		fprintf(out, "\n|---|");
+		for (int j = 0; j < np; j++)
+			fprintf(out, "--:|");
+		fprintf(out, "\n");
+		for (int k = 0; k < nm; k++) {
+			struct cell *one = cell(d, ws[i], m[k], 1);
+
+			if (!one)
+				continue;
+			fprintf(out, "| %s%s%s | %.2f |", is_direct(m[k]) ?
+				"**" : "", m[k], is_direct(m[k]) ? "**" : "",
+				figure(one));
+			for (int j = 1; j < np; j++) {
+				struct cell *c = cell(d, ws[i], m[k], p[j]);
+
+				fprintf(out, c ? " %.2fx |" : " - |",
+					c ? figure(c) / figure(one) : 0);
+			}
+			fprintf(out, "\n");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char path[512];
@@ -638,6 +682,7 @@ int main(int argc, char **argv)
 			table(out, &native, &workloads[i], 1);
 		orders(out);
 		paired(out, &native);
+		scaling(out, &native);
 	}
 	fclose(out);
 	return 0;

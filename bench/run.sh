@@ -12,28 +12,38 @@
 #   build/bench/setting.txt             where and how it ran
 #
 #   bench/run.sh --kernel IMAGE [--quick] [--wallclock] [--no-native]
+#                [--only WORKLOAD,...]
+#   bench/run.sh --native-only [--quick] [--only WORKLOAD,...]
 #
 # IMAGE: the kernel to boot (the Makefile passes the fast one); --quick: a
 # fifth of the operations, one round (make bench QUICK=1); --wallclock: the
-# guest without -icount (guest time is host time).
+# guest without -icount (guest time is host time); --only: those
+# workloads (bench-run's names). --native-only: no guest, only the native
+# part (make bench-native: what a user runs on a machine with many CPUs,
+# e.g. make bench-native ONLY=thfiles,thconn: thread counts double up to
+# the machine's CPUs).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/kernel/lib.sh"
 out=$top/build/bench
-usage="usage: bench/run.sh --kernel IMAGE [--quick] [--wallclock] [--no-native]"
-kernel= args=() icount=(--icount 0,sleep=off) native=1
+usage="usage: bench/run.sh (--kernel IMAGE [--wallclock] [--no-native] | --native-only) [--quick] [--only WORKLOAD,...]"
+cmdline=$*
+kernel= args=() icount=(--icount 0,sleep=off) native=1 guest=1 quick=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
-	--quick) args+=(--quick) ;;
+	--quick) args+=(--quick); quick=1 ;;
+	--only) args+=(--only "$2"); shift ;;
 	--wallclock) icount=() ;;
 	--no-native) native=0 ;;
+	--native-only) guest=0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	shift
 done
-[ -n "$kernel" ] || { echo "$usage" >&2; exit 2; }
+[ -n "$kernel" ] || [ $guest = 0 ] || { echo "$usage" >&2; exit 2; }
+[ $guest = 1 ] || out=$top/build/bench-native
 mkdir -p "$out"
 rm -f "$out"/guest.csv "$out"/native.csv "$out"/*.svg "$out"/tables.md
 cd "$top"
@@ -41,26 +51,31 @@ cd "$top"
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores, kernel $(uname -r)"
-	echo "guest: linux-source-7.3 $NOFD_VERSION + nofd series ($(nofd_patches | wc -l) patches), $(basename "$kernel")"
-	echo "qemu: $(qemu-system-x86_64 --version | head -n1), TCG, 2 vCPUs, 1024 MiB, ${icount[*]:-wall clock}"
+	if [ $guest = 1 ]; then
+		echo "guest: linux-source-7.3 $NOFD_VERSION + nofd series ($(nofd_patches | wc -l) patches), $(basename "$kernel")"
+		echo "qemu: $(qemu-system-x86_64 --version | head -n1), TCG, 2 vCPUs, 1024 MiB, ${icount[*]:-wall clock}"
+	fi
 	if perf stat -x, -e instructions true 2>&1 | grep -q '^[0-9]'; then
 		echo "native: CPU time (the machine has instruction counters; bench-run does not read them)"
 	else
 		echo "native: CPU time (no instruction counters: perf stat -e instructions is not supported)"
 	fi
-	echo "command: make bench${*:+ (bench/run.sh $*)}"
+	echo "command: make bench$([ $guest = 1 ] || echo -native)${cmdline:+ (bench/run.sh $cmdline)}"
 } >"$out/setting.txt"
 cat "$out/setting.txt"
 
 start=$(date +%s)
 status=0
+: >"$out/guest.csv"
 # the guest's progress as it comes, with the time left (vm/progress.sh);
 # the rows bench-run sends home (its file bench.csv) become guest.csv
-vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
-	--out "$out/vm" -- /bin/bench-run "${args[@]}" |
-	vm/progress.sh bench --every 10 || status=$?
-cp "$out/vm/files/bench.csv" "$out/guest.csv" 2>/dev/null || : >"$out/guest.csv"
-echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
+if [ $guest = 1 ]; then
+	vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
+		--out "$out/vm" -- /bin/bench-run "${args[@]}" |
+		vm/progress.sh bench --every 10 || status=$?
+	cp "$out/vm/files/bench.csv" "$out/guest.csv" 2>/dev/null || true
+	echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
+fi
 if [ "$status" -ne 0 ]; then
 	build/host/unframe <"$out/vm/output.log" | tail -n 20
 	echo "bench: the guest run failed (status $status)"
@@ -74,7 +89,7 @@ if [ $native = 1 ]; then
 	# rows as it does from the guest (its file bench.csv: native.csv)
 	rm -rf "$out/native" && mkdir -p "$out/native"
 	BENCH_BIN=$top/build/bin build/bin/bench-run --native "${args[@]}" \
-		$([ ${#args[@]} = 0 ] && echo --rounds 11) \
+		$([ $quick = 1 ] || echo --rounds 11) \
 		2> >(vm/progress.sh native --every 10 >&2) |
 		build/host/unframe "$out/native"
 	mv "$out/native/bench.csv" "$out/native.csv" && rmdir "$out/native"
