@@ -32,7 +32,7 @@ packages=(
 	build-essential git bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	qemu-system-x86			# the guest, under TCG
 	busybox-static			# the guest's shell and tools
-	e2fsprogs			# the benchmark site's ext4 disk (vm/mkdisk.sh)
+	e2fsprogs			# the demo site's ext4 disk (vm/run.sh --disk)
 )
 suites=(trixie trixie-backports sid)
 
