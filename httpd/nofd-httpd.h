@@ -64,7 +64,6 @@
 #define LIST_MAX	(CHUNK - DENTS_MAX - 64)
 #define LOG_MAX		65536	/* access log lines waiting for a WRITE */
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
-#define REARM_CLOSES	64	/* connections closed between ACCEPT re-arms */
 #define CACHE_PATH_MAX	256	/* longer paths are not cached */
 
 enum send_mode { SEND_AUTO, SEND_SPLICE, SEND_READ };
@@ -111,7 +110,7 @@ extern int root_fd;
 enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
-	OP_CLOSE, OP_SHUTDOWN, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
+	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD,
 };
 
@@ -124,10 +123,10 @@ enum phase {
 
 /*
  * The listener's multishot ACCEPT: not armed (before the loop, while the
- * table is full, once stopped), armed, or armed with a cancel in flight
- * so that it is armed afresh (conn_close() says why).
+ * table is full, once stopped) or armed (a cancel may be in flight when
+ * stopping).
  */
-enum accept_state { ACCEPT_OFF, ACCEPT_ARMED, ACCEPT_REARMING };
+enum accept_state { ACCEPT_OFF, ACCEPT_ARMED };
 
 /* A file held open in a slot of the worker's table (cache.c) */
 struct cached_file {
@@ -199,7 +198,6 @@ struct worker {
 	char *mem;			/* every conn's buffers, in one piece */
 	unsigned int active;		/* accepted, not yet closed */
 	enum accept_state accept;	/* the multishot ACCEPT's */
-	unsigned int closes_since_arm;
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	uint64_t now_ms;
 	unsigned int tick_ms;		/* between sweeps of the deadlines */

@@ -171,8 +171,6 @@ static void request_done(struct worker *w, struct conn *c);
 
 static void conn_close(struct worker *w, struct conn *c)
 {
-	struct io_uring_sqe *sqe;
-
 	c->phase = PH_CLOSE;
 	if (c->file_open)
 		close_slot(w, c, c->fslot);
@@ -183,27 +181,16 @@ static void conn_close(struct worker *w, struct conn *c)
 		close_slot(w, c, c->pipe_wr);
 	}
 	/*
-	 * SHUTDOWN sends our FIN now, whatever may still hold the socket;
-	 * the hard link closes the slot whatever SHUTDOWN says (-ENOTCONN
-	 * after a reset). On 6.12 it was needed: a file removed from the
-	 * table was put only once every request issued before the removal
-	 * had completed, and the armed multishot ACCEPT is such a request,
-	 * so the CLOSE alone left the client waiting. 7.3 puts a slot's
-	 * file once its own requests are done.
+	 * The CLOSE alone sends our FIN: 7.3 puts a slot's file once the
+	 * requests that use it are done, and a connection is closed only
+	 * between its requests (no RECV, SEND or SPLICE of it in flight).
+	 * On 6.12 a file removed from the table was put only once every
+	 * request issued before the removal had completed, the armed
+	 * multishot ACCEPT among them: v1 sent a SHUTDOWN first, and
+	 * re-armed the ACCEPT every 64 closes.
 	 */
-	reserve(w, 2);
-	sqe = sqe_for(w, c, OP_SHUTDOWN);
-	io_uring_prep_shutdown(sqe, conn_slot(w, c), SHUT_RDWR);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
 	close_slot(w, c, conn_slot(w, c));
 	c->file_open = c->other_open = c->pipe_open = false;
-	/* and re-arm the ACCEPT now and then, so that what it holds back
-	 * is put (below) */
-	if (++w->closes_since_arm >= REARM_CLOSES &&
-	    w->accept == ACCEPT_ARMED && !w->stopping) {
-		cancel_accept(w);
-		w->accept = ACCEPT_REARMING;
-	}
 }
 
 /*
@@ -225,7 +212,6 @@ static void arm_accept(struct worker *w)
 	io_uring_prep_multishot_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	w->accept = ACCEPT_ARMED;
-	w->closes_since_arm = 0;
 }
 
 static void conn_free(struct worker *w, struct conn *c)
@@ -1077,14 +1063,9 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 				arm_tick(w);
 			break;
 		case OP_CANCEL_ACCEPT:
-			/* the cancel missed: again when stopping, and
-			 * when re-arming the ACCEPT stays as it is */
-			if (cqe->res < 0 && w->accept != ACCEPT_OFF) {
-				if (w->stopping)
-					cancel_accept(w);
-				else
-					w->accept = ACCEPT_ARMED;
-			}
+			/* the cancel missed (between two completions): again */
+			if (cqe->res < 0 && w->accept != ACCEPT_OFF)
+				cancel_accept(w);
 			break;
 		default:
 			break;
