@@ -13,7 +13,8 @@
  *                of the fd, the file's flags looked up each time)
  *   sock=NS      the same for 0-byte SENDs on a connected socket
  *   register=NS  FILES_UPDATE of one fd into a slot and out again, less
- *                two getppid(2) (mode c's extra work per file)
+ *                two getppid(2) (the extra work per connection or file
+ *                of uring-detour and uring+reg)
  *
  *   fdcost COUNT DEPTH
  */
