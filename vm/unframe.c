@@ -18,34 +18,32 @@
 #define MAX_FILES	64
 
 static const char *dir;
-static char seen[MAX_FILES][256];
-static int nr_seen;
+static struct {
+	char name[256];
+	FILE *f;
+} files[MAX_FILES];
+static int nr_files;
 
-/* @name's file: made empty the first time it is seen in this output */
-static FILE *open_file(const char *name)
+/* @name's file: made afresh the first time it is seen, open till the end */
+static FILE *file_for(const char *name)
 {
 	char path[4096];
-	const char *mode = "w";
-	FILE *f;
 
-	for (int i = 0; i < nr_seen; i++)
-		if (!strcmp(seen[i], name))
-			mode = "a";
-	if (*mode == 'w') {
-		if (nr_seen == MAX_FILES) {
-			fprintf(stderr, "unframe: more than %d files\n",
-				MAX_FILES);
-			exit(1);
-		}
-		strcpy(seen[nr_seen++], name);
+	for (int i = 0; i < nr_files; i++)
+		if (!strcmp(files[i].name, name))
+			return files[i].f;
+	if (nr_files == MAX_FILES) {
+		fprintf(stderr, "unframe: more than %d files\n", MAX_FILES);
+		exit(1);
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, mode);
-	if (!f) {
+	files[nr_files].f = fopen(path, "w");
+	if (!files[nr_files].f) {
 		fprintf(stderr, "unframe: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
-	return f;
+	strcpy(files[nr_files].name, name);
+	return files[nr_files++].f;
 }
 
 int main(int argc, char **argv)
@@ -66,9 +64,7 @@ int main(int argc, char **argv)
 			puts(line);
 			break;
 		case FRAME_MARK:	/* a block begins (r.in) or ends */
-			if (file)
-				fclose(file);
-			file = r.in && dir ? open_file(r.name) : NULL;
+			file = r.in && dir ? file_for(r.name) : NULL;
 			break;
 		case FRAME_DATA:
 			if (file)
@@ -76,7 +72,10 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (file)
-		fclose(file);
+	for (int i = 0; i < nr_files; i++)
+		if (fclose(files[i].f)) {
+			perror("unframe");
+			return 1;
+		}
 	return 0;
 }
