@@ -813,14 +813,12 @@ static void print_ratios(FILE *f)
 	for (int l = 0; l < NLOADS; l++) {
 		fprintf(f, "| %s", loads[l].name);
 		for (int n = NGINX; n <= NGINX + 1; n++) {
-			double v[MAX_ROUNDS], lo = INFINITY, hi = -INFINITY;
+			double v[MAX_ROUNDS], lo, hi;
 
-			for (int i = 0; i < rounds; i++) {
+			for (int i = 0; i < rounds; i++)
 				v[i] = results[0][l].cpu[i] /
 				       results[n][l].cpu[i];
-				lo = fmin(lo, v[i]);
-				hi = fmax(hi, v[i]);
-			}
+			stats_range(v, rounds, &lo, &hi);
 			fprintf(f, " | %.2fx (%.2f-%.2f)",
 				stats_median(v, rounds), lo, hi);
 		}

@@ -33,25 +33,33 @@ static inline int stats_cmp(const void *a, const void *b)
 
 static inline double stats_median(const double *v, int n)
 {
-	double s[n ? n : 1], m;
+	double s[n ? n : 1];
 
 	if (!n)
 		return NAN;
 	memcpy(s, v, n * sizeof(*v));
 	qsort(s, n, sizeof(*s), stats_cmp);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	return m;
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* The smallest and the largest of the @n values @v (NaNs left out) */
+static inline void stats_range(const double *v, int n, double *lo,
+			       double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		*lo = fmin(*lo, v[i]);
+		*hi = fmax(*hi, v[i]);
+	}
 }
 
 /* (largest - smallest) of the @n values @v, in % of @figure */
 static inline double stats_spread(const double *v, int n, double figure)
 {
-	double lo = v[0], hi = v[0];
+	double lo, hi;
 
-	for (int i = 1; i < n; i++) {
-		lo = fmin(lo, v[i]);
-		hi = fmax(hi, v[i]);
-	}
+	stats_range(v, n, &lo, &hi);
 	return n && figure ? 100 * (hi - lo) / figure : NAN;
 }
 
