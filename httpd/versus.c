@@ -826,6 +826,14 @@ static void print_ratios(FILE *f)
 	}
 }
 
+/* what @print writes, sent home as the file @name (lib/frame.h) */
+static void send_home(const char *name, void (*print)(FILE *))
+{
+	frame_begin(stdout, name);
+	print(stdout);
+	frame_end(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	int job_s = -1, job_l = -1;
@@ -864,17 +872,12 @@ int main(int argc, char **argv)
 		nserv = NGINX + 2;
 	for (int s = 0; s < nserv; s++)
 		nmeasured += measured(s);
-	if (native)
-		printf("versus --native: %d servers x %d loads, %d round%s of "
-		       "%s each, wrk -t 2 (-c 16 unless the load says), on "
-		       "this machine's kernel (CPU time, not instructions)\n",
-		       nmeasured, NLOADS, rounds, rounds > 1 ? "s" : "",
-		       duration);
-	else
-		printf("versus: %d servers x %d loads, %d round%s of %s each, "
-		       "wrk -t 2 (-c 16 unless the load says), 2 vCPUs, guest "
-		       "time = instructions\n", nmeasured, NLOADS, rounds,
-		       rounds > 1 ? "s" : "", duration);
+	printf("versus%s: %d servers x %d loads, %d round%s of %s each, wrk "
+	       "-t 2 (-c 16 unless the load says), %s\n",
+	       native ? " --native" : "", nmeasured, NLOADS, rounds,
+	       rounds > 1 ? "s" : "", duration, native ?
+	       "on this machine's kernel (CPU time, not instructions)" :
+	       "2 vCPUs, guest time = instructions");
 	fflush(stdout);
 
 	/*
@@ -919,17 +922,9 @@ int main(int argc, char **argv)
 		}
 
 	print_table(stdout);
-	frame_begin(stdout, "table.md");
-	print_table(stdout);
-	frame_end(stdout);
-	frame_begin(stdout, "results.csv");
-	print_csv(stdout);
-	frame_end(stdout);
-	frame_begin(stdout, "results.json");
-	print_json(stdout);
-	frame_end(stdout);
-	frame_begin(stdout, "chart.svg");
-	print_svg(stdout);
-	frame_end(stdout);
+	send_home("table.md", print_table);
+	send_home("results.csv", print_csv);
+	send_home("results.json", print_json);
+	send_home("chart.svg", print_svg);
 	return 0;
 }
