@@ -336,11 +336,11 @@ static void respond_redirect(struct worker *w, struct conn *c)
 
 /*
  * The connection's pipe, made when it first sends a file by SPLICE, and
- * sized for that file, at least CHUNK and at most PIPE_MAX: each SPLICE pair moves a pipe's
- * worth, and each SPLICE is a hand-off to io-wq, 2 per MiB with a 1 MiB
- * pipe where the default 64 KiB makes 32. PIPE sizes it on the nofd
- * kernel; elsewhere its write end is installed as a descriptor for the
- * time F_SETPIPE_SZ takes (on_pipe()).
+ * sized for that file, at least CHUNK and at most PIPE_MAX: each SPLICE
+ * pair moves a pipe's worth, and each SPLICE is a hand-off to io-wq, 2
+ * per MiB with a 1 MiB pipe where the default 64 KiB makes 32. PIPE
+ * sizes it on the nofd kernel; elsewhere its write end is installed as a
+ * descriptor for the time F_SETPIPE_SZ takes (on_pipe()).
  */
 static void make_pipe(struct worker *w, struct conn *c)
 {
