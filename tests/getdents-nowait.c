@@ -7,36 +7,7 @@
  * GETDENTS is handed to one (an iou-wrk thread appears), and still returns
  * the same records.
  */
-#include <dirent.h>
-
 #include "getdents-fixture.h"
-
-/* Threads of this process whose name starts with "iou-wrk". */
-static int io_wq_workers(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-
-	t_assert(d, "opendir /proc/self/task");
-	while ((de = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk", 7))
-			n++;
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
 
 /* Read @dir with GETDENTS on a fresh ring; returns the io-wq workers seen. */
 static int read_on_fresh_ring(const char *fs, const char *dir)
@@ -53,7 +24,7 @@ static int read_on_fresh_ring(const char *fs, const char *dir)
 	ret = gd_read_ring(&ring, fd, 0, 4096, &l);
 	t_check(ret == 0 && gd_same(&ref, &l), "%s: GETDENTS reads the %zu "
 		"records getdents64(2) reads (res %d)", fs, ref.nr, ret);
-	workers = io_wq_workers();
+	workers = t_io_wq_workers();
 	io_uring_queue_exit(&ring);
 	close(fd);
 	gd_list_free(&ref);
@@ -67,7 +38,7 @@ int main(void)
 
 	if (!gd_supported())
 		return t_no_feature("IORING_OP_GETDENTS");
-	t_assert(t_wait_for(io_wq_workers() == 0), "no io-wq worker to start");
+	t_assert(t_wait_for(t_io_wq_workers() == 0), "no io-wq worker to start");
 
 	gd_mount("tmpfs", "/tmp/getdents-nowait-tmpfs");
 	gd_make_dir("/tmp/getdents-nowait-tmpfs/d", 200);

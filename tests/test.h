@@ -198,6 +198,36 @@ static inline long t_nr_files(void)
 	})
 
 /*
+ * The io-wq workers of this process: its threads whose name starts with
+ * "iou-wrk". A request that completes inline never creates one.
+ */
+static inline int t_io_wq_workers(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	t_assert(d, "opendir /proc/self/task");
+	while ((de = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk", 7))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
  * Unmount the scratch filesystem a test mounted at @path, and check that it
  * goes: a file or directory on it that a request or a ring still holds
  * (past the ring's exit work, hence the wait) keeps it busy, a leak.

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: IORING_OP_STATX completes inline where the path resolves
+ * from the dcache and the filesystem's getattr does not block (tmpfs), and
+ * goes to io-wq where not (ramfs, a symlink itself), giving what statx(2)
+ * gives either way. On tmpfs every form, by name from AT_FDCWD, from a
+ * regular dirfd and from a fixed directory, and the file of a regular fd
+ * and of a slot (AT_EMPTY_PATH), completes without an io-wq worker ever
+ * being created, and a bad buffer fails inline as statx(2) fails. On
+ * ramfs the same forms are handed to a worker and still find the file:
+ * the retry keeps the name and the slot it started from. A symlink itself
+ * and a missing name (a lookup the dcache cannot answer) also match.
+ */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "dirfd-fixture.h"
+
+#define TMPFS "/tmp/statx-nowait-tmpfs"
+#define RAMFS "/tmp/statx-nowait-ramfs"
+
+enum form { BY_PATH, BY_DIRFD, BY_FIXED_DIR, OF_FD, OF_SLOT, NR_FORMS };
+
+static const char *const form_names[NR_FORMS] = {
+	"by absolute path", "by name from a dirfd",
+	"by name from a fixed dir", "of a regular fd", "of a slot",
+};
+
+#define DIR_SLOT 0
+#define FILE_SLOT 1
+
+/* statx(2) of @name in @mnt, or of the regular fd @fd with no name. */
+static int sys_statx(int fd, const char *path, int flags, struct statx *stx)
+{
+	memset(stx, 0, sizeof(*stx));
+	return syscall(SYS_statx, fd, path, flags, STATX_BASIC_STATS, stx) ?
+	       -errno : 0;
+}
+
+/*
+ * STATX of @name (a file of @mnt) in @form; @dirfd is @mnt open, also in
+ * DIR_SLOT, and @fd the file open, also in FILE_SLOT.
+ */
+static int ring_statx(struct io_uring *ring, enum form form, const char *mnt,
+		      const char *name, int flags, int dirfd, int fd,
+		      struct statx *stx)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	memset(stx, 0, sizeof(*stx));
+	return t_run(ring, {
+		switch (form) {
+		case BY_PATH:
+			io_uring_prep_statx(t_sqe, AT_FDCWD, path, flags,
+					    STATX_BASIC_STATS, stx);
+			break;
+		case BY_DIRFD:
+			io_uring_prep_statx(t_sqe, dirfd, name, flags,
+					    STATX_BASIC_STATS, stx);
+			break;
+		case BY_FIXED_DIR:
+			io_uring_prep_statx(t_sqe, DIR_SLOT, name, flags,
+					    STATX_BASIC_STATS, stx);
+			t_sqe->flags |= IOSQE_FIXED_FILE;
+			break;
+		case OF_FD:
+			io_uring_prep_statx(t_sqe, fd, NULL, AT_EMPTY_PATH,
+					    STATX_BASIC_STATS, stx);
+			break;
+		case OF_SLOT:
+			io_uring_prep_fstatx_direct(t_sqe, FILE_SLOT,
+						    STATX_BASIC_STATS, stx);
+			break;
+		case NR_FORMS:
+			break;
+		}
+	});
+}
+
+/* Each form of STATX of @mnt/@name against statx(2) of the same file. */
+static void each_form(struct io_uring *ring, const char *fs, const char *mnt,
+		      const char *name, int dirfd, int fd)
+{
+	struct statx want, got;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	t_assert(sys_statx(AT_FDCWD, path, 0, &want) == 0, "statx %s", path);
+	for (int f = 0; f < NR_FORMS; f++) {
+		int ret = ring_statx(ring, f, mnt, name, 0, dirfd, fd, &got);
+
+		t_check(ret == 0 && fx_same_statx(&want, &got),
+			"%s: STATX %s %s gives what statx(2) gives (res %d)",
+			fs, form_names[f], name, ret);
+	}
+}
+
+/* Open @mnt and @mnt/@name, regular and into the table; fd of the file. */
+static int open_both(struct io_uring *ring, const char *mnt, const char *name,
+		     int *dirfd)
+{
+	char path[256];
+	int fds[2];
+
+	snprintf(path, sizeof(path), "%s/%s", mnt, name);
+	*dirfd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_assert(*dirfd >= 0, "open %s", mnt);
+	fds[0] = *dirfd;
+	fds[1] = open(path, O_RDONLY | O_CLOEXEC);
+	t_assert(fds[1] >= 0, "open %s", path);
+	t_assert(io_uring_register_files_update(ring, DIR_SLOT, fds, 2) == 2,
+		 "register %s", mnt);
+	return fds[1];
+}
+
+static void inline_on_tmpfs(struct io_uring *ring)
+{
+	struct statx want, got;
+	int dirfd, fd, ret, want_ret;
+
+	fd = open_both(ring, TMPFS, "f", &dirfd);
+	each_form(ring, "tmpfs", TMPFS, "f", dirfd, fd);
+
+	ret = ring_statx(ring, BY_FIXED_DIR, TMPFS, "d", 0, dirfd, fd, &got);
+	t_assert(sys_statx(dirfd, "d", 0, &want) == 0, "statx d");
+	t_check(ret == 0 && fx_same_statx(&want, &got),
+		"tmpfs: STATX of a directory from a fixed dir matches (res %d)",
+		ret);
+
+	ret = t_run(ring, io_uring_prep_statx(t_sqe, DIR_SLOT, "f", 0,
+			STATX_BASIC_STATS, (struct statx *)8);
+		    t_sqe->flags |= IOSQE_FIXED_FILE);
+	want_ret = syscall(SYS_statx, dirfd, "f", 0, STATX_BASIC_STATS,
+			   (struct statx *)8) ? -errno : 0;
+	t_check(want_ret == -EFAULT && ret == want_ret,
+		"tmpfs: a bad buffer fails with %d, as statx(2) fails (%d)",
+		ret, want_ret);
+
+	ret = t_io_wq_workers();
+	t_check(ret == 0, "tmpfs: all of it completed inline, no io-wq worker "
+		"was created (%d)", ret);
+	close(fd);
+	close(dirfd);
+}
+
+static void punted_elsewhere(struct io_uring *ring)
+{
+	struct statx want, got;
+	int dirfd, fd, ret, want_ret;
+
+	fd = open_both(ring, RAMFS, "f", &dirfd);
+	each_form(ring, "ramfs", RAMFS, "f", dirfd, fd);
+	ret = t_io_wq_workers();
+	t_check(ret > 0, "ramfs: handed to io-wq, a worker ran it (%d)", ret);
+	close(fd);
+	close(dirfd);
+
+	/* tmpfs again: a symlink itself is not covered, the file it names is */
+	fd = open_both(ring, TMPFS, "f", &dirfd);
+	t_assert(sys_statx(dirfd, "l", AT_SYMLINK_NOFOLLOW, &want) == 0,
+		 "statx l");
+	ret = ring_statx(ring, BY_FIXED_DIR, TMPFS, "l", AT_SYMLINK_NOFOLLOW,
+			 dirfd, fd, &got);
+	t_check(ret == 0 && fx_same_statx(&want, &got) &&
+		S_ISLNK(got.stx_mode),
+		"tmpfs: STATX of the symlink itself (io-wq) matches (res %d)",
+		ret);
+	t_assert(sys_statx(dirfd, "l", 0, &want) == 0, "statx l");
+	ret = ring_statx(ring, BY_FIXED_DIR, TMPFS, "l", 0, dirfd, fd, &got);
+	t_check(ret == 0 && fx_same_statx(&want, &got) &&
+		S_ISREG(got.stx_mode),
+		"tmpfs: STATX through the symlink matches (res %d)", ret);
+
+	/* no negative dentry is kept on tmpfs: the lookup goes to io-wq */
+	want_ret = sys_statx(dirfd, "missing", 0, &want);
+	ret = ring_statx(ring, BY_FIXED_DIR, TMPFS, "missing", 0, dirfd, fd,
+			 &got);
+	t_check(want_ret == -ENOENT && ret == want_ret,
+		"tmpfs: a missing name fails with %d, as statx(2) fails (%d)",
+		ret, want_ret);
+	close(fd);
+	close(dirfd);
+}
+
+int main(void)
+{
+	struct io_uring ring;
+	int ret;
+
+	if (!t_nofd_kernel()) {
+		printf("SKIP: inline STATX is a nofd kernel's\n");
+		return T_EXIT_SKIP;
+	}
+	t_assert(t_wait_for(t_io_wq_workers() == 0), "no io-wq worker to start");
+	for (int i = 0; i < 2; i++) {
+		const char *mnt = i ? RAMFS : TMPFS;
+		char p[256];
+
+		t_assert(!mkdir(mnt, 0755) || errno == EEXIST, "mkdir %s", mnt);
+		t_assert(!mount(i ? "ramfs" : "tmpfs", mnt, i ? "ramfs" : "tmpfs",
+				0, NULL), "mount %s", mnt);
+		snprintf(p, sizeof(p), "%s/f", mnt);
+		t_make_file(p, 100);
+		snprintf(p, sizeof(p), "%s/d", mnt);
+		t_assert(!mkdir(p, 0755), "mkdir %s", p);
+		snprintf(p, sizeof(p), "%s/l", mnt);
+		t_assert(!symlink("f", p), "symlink %s", p);
+	}
+
+	ret = io_uring_queue_init(8, &ring, 0);
+	t_assert(!ret, "queue_init: %d", ret);
+	t_assert(!io_uring_register_files_sparse(&ring, 2), "sparse table");
+	inline_on_tmpfs(&ring);
+	punted_elsewhere(&ring);
+	io_uring_queue_exit(&ring);
+
+	t_check_umount(TMPFS);
+	t_check_umount(RAMFS);
+	return t_exit();
+}
