@@ -20,7 +20,8 @@
  *               direct-chain, direct-multishot, uring-multishot
  *               (conn-server.c)
  *   keepalive   PARAM exchanges per connection (1, 10, 100), 8 in flight;
- *               OPS are exchanges
+ *               OPS are exchanges; with --job and --smoke also mode
+ *               direct-recv-multishot (not in the tables)
  *   files       open, read 4 KiB, close; PARAM files in flight (files.c)
  *   stat        stat by name, or open + fstat + close; PARAM in flight
  *   walk        stat every entry of a tree (dirwalk.c); PARAM 0
@@ -83,6 +84,7 @@ static unsigned long n_conn = 1500, n_exch = 3000, n_files = 2000,
 static int tree_dirs = 2000, tree_files = 20000, native;
 static const char *only;	/* comma-separated workloads, or all */
 static const char *job_spec;	/* --job WORKLOAD,MODE,PARAM */
+static bool smoke;	/* --smoke: nothing is measured */
 static char bin[256];
 static int port = 21000, failures, quiesce_us = 200000;
 
@@ -354,12 +356,20 @@ static void plan(void)
 	}, stat[] = {
 		{ "stat-uring", 0 }, { "stat-dirfd", NOFD | DIRECT },
 		{ "stat-open", NOFD | DIRECT },
+	}, recv_multishot[] = {
+		{ "direct-recv-multishot", DIRECT },
 	};
 	static const int depth[] = { 1, 8, 32 }, exch[] = { 1, 10, 100 };
 	int threads[16], nt = 0;
 
 	add_each("conn", conn, 6, depth, 3);
 	add_each("keepalive", conn, 6, exch, 3);
+	/*
+	 * A measurement for nofd-httpd, not a mode of the tables (it has no
+	 * twin that does the same requests): make profile and the smoke test
+	 */
+	if (job_spec || smoke)
+		add_each("keepalive", recv_multishot, 1, exch, 3);
 	add("files", "sys", 1, 0);
 	add_each("files", files, 4, depth, 3);
 	add("stat", "stat-sys", 1, 0);
@@ -461,7 +471,6 @@ static void make_tree(void)
 	finish(pid, "dirwalk make");
 }
 
-static bool smoke;	/* --smoke: nothing is measured */
 static int steps;
 
 /*

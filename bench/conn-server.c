@@ -24,6 +24,13 @@
  *      uring-multishot   direct-multishot with regular fds: multishot
  *                        ACCEPT into the fd table, then SEND -> RECV, CLOSE
  *                        (its twin, to tell multishot from direct)
+ *      direct-recv-multishot
+ *                        direct-multishot with one multishot RECV per
+ *                        connection into a provided buffer ring instead of
+ *                        a RECV per exchange: each line's CQE is answered
+ *                        by a SEND alone; the RECV is cancelled, by slot,
+ *                        with the CLOSE (not in bench-run's plan: a
+ *                        measurement for nofd-httpd, make profile MODE=...)
  * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
  *
  * Every exchange after the first is SEND -> RECV linked on the fd or slot.
@@ -48,7 +55,10 @@
 #define ACCEPTS		8	/* accepts (or chains) kept armed */
 #define MAX_FD		4096
 
-enum { OP_ACCEPT = 1, OP_SEND, OP_RECV, OP_CLOSE };
+#define BUFS		256	/* the buffer ring: MSG_LEN bytes each */
+#define BGID		0
+
+enum { OP_ACCEPT = 1, OP_SEND, OP_RECV, OP_CLOSE, OP_CANCEL };
 
 enum mode {
 	EPOLL,
@@ -57,6 +67,7 @@ enum mode {
 	DIRECT_CHAIN,
 	DIRECT_MULTISHOT,
 	URING_MULTISHOT,
+	DIRECT_RECV_MULTISHOT,
 	NR_MODES
 };
 
@@ -67,6 +78,7 @@ static const char *const mode_names[NR_MODES] = {
 	[DIRECT_CHAIN]		= "direct-chain",
 	[DIRECT_MULTISHOT]	= "direct-multishot",
 	[URING_MULTISHOT]	= "uring-multishot",
+	[DIRECT_RECV_MULTISHOT]	= "direct-recv-multishot",
 };
 
 struct worker {
@@ -81,6 +93,9 @@ struct worker {
 	unsigned char accepted[SLOTS];
 	int left[MAX_FD];		/* exchanges still to do, per fd or slot */
 	char buf[MAX_FD][MSG_LEN];	/* recv buffer per fd or slot */
+	struct io_uring_buf_ring *br;	/* direct-recv-multishot's */
+	char bufs[BUFS][MSG_LEN];
+	unsigned short gen[SLOTS];	/* connections the slot has had */
 };
 
 static volatile sig_atomic_t stop;
@@ -97,16 +112,23 @@ static inline uint64_t ud(int op, int idx)
 	return (uint64_t)op << 32 | (uint32_t)idx;
 }
 
+/* A RECV's user_data also carries its connection's number in the slot */
+static inline uint64_t ud_gen(int op, int idx, unsigned short gen)
+{
+	return ud(op, idx) | (uint64_t)gen << 16;
+}
+
 /* Does @w talk to its connections through fixed-file slots? */
 static int fixed(const struct worker *w)
 {
 	return w->mode == URING_DETOUR || w->mode == DIRECT_CHAIN ||
-	       w->mode == DIRECT_MULTISHOT;
+	       w->mode == DIRECT_MULTISHOT || w->mode == DIRECT_RECV_MULTISHOT;
 }
 
 static int multishot(const struct worker *w)
 {
-	return w->mode == DIRECT_MULTISHOT || w->mode == URING_MULTISHOT;
+	return w->mode == DIRECT_MULTISHOT || w->mode == URING_MULTISHOT ||
+	       w->mode == DIRECT_RECV_MULTISHOT;
 }
 
 static struct io_uring_sqe *sqe_get(struct worker *w)
@@ -136,6 +158,35 @@ static void queue_talk(struct worker *w, int idx, int fixed)
 	sqe->user_data = ud(OP_RECV, idx);
 }
 
+/* SEND greeting on slot @slot, on its own (direct-recv-multishot) */
+static void queue_send(struct worker *w, int slot)
+{
+	struct io_uring_sqe *sqe = sqe_get(w);
+
+	io_uring_prep_send(sqe, slot, GREETING, MSG_LEN, MSG_NOSIGNAL);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->user_data = ud(OP_SEND, slot);
+}
+
+/* The multishot RECV of slot @slot, from the buffer ring */
+static void queue_recv_multishot(struct worker *w, int slot)
+{
+	struct io_uring_sqe *sqe = sqe_get(w);
+
+	io_uring_prep_recv_multishot(sqe, slot, NULL, 0, 0);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
+	sqe->buf_group = BGID;
+	sqe->user_data = ud_gen(OP_RECV, slot, w->gen[slot]);
+}
+
+/* Give buffer @bid back to the ring */
+static void recycle(struct worker *w, int bid)
+{
+	io_uring_buf_ring_add(w->br, w->bufs[bid], MSG_LEN, bid,
+			      io_uring_buf_ring_mask(BUFS), 0);
+	io_uring_buf_ring_advance(w->br, 1);
+}
+
 static void queue_accept(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_get(w);
@@ -155,6 +206,7 @@ static void queue_accept(struct worker *w)
 		queue_talk(w, slot, 1);
 		break;
 	case DIRECT_MULTISHOT:
+	case DIRECT_RECV_MULTISHOT:
 		io_uring_prep_multishot_accept_direct(sqe, w->lfd, NULL, NULL, 0);
 		sqe->user_data = ud(OP_ACCEPT, 0);
 		break;
@@ -172,6 +224,12 @@ static void queue_close(struct worker *w, int idx, int fixed)
 {
 	struct io_uring_sqe *sqe = sqe_get(w);
 
+	if (w->mode == DIRECT_RECV_MULTISHOT) {
+		/* the armed RECV holds the socket: cancel it with the CLOSE */
+		io_uring_prep_cancel_fd(sqe, idx, IORING_ASYNC_CANCEL_FD_FIXED);
+		sqe->user_data = ud(OP_CANCEL, idx);
+		sqe = sqe_get(w);
+	}
 	if (fixed) {
 		io_uring_prep_close_direct(sqe, idx);
 	} else {
@@ -228,14 +286,46 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 			queue_talk(w, res, 1);
 		}
 		return;
+	case DIRECT_RECV_MULTISHOT:
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			queue_accept(w);
+		if (res >= 0) {
+			w->left[res] = w->exchanges;
+			w->gen[res]++;
+			queue_send(w, res);
+			queue_recv_multishot(w, res);
+		}
+		return;
 	default:	/* epoll has no ring */
 		return;
 	}
 }
 
+/* A line (or the end) from the multishot RECV of slot @idx */
+static void on_recv_multishot(struct worker *w, int idx,
+			      struct io_uring_cqe *cqe)
+{
+	int more = cqe->flags & IORING_CQE_F_MORE;
+
+	if (cqe->flags & IORING_CQE_F_BUFFER)
+		recycle(w, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+	/* the cancelled RECV's last CQE, maybe after the slot's next ACCEPT */
+	if ((unsigned short)(cqe->user_data >> 16) != w->gen[idx] ||
+	    w->left[idx] <= 0)
+		return;
+	if (cqe->res == MSG_LEN && --w->left[idx] > 0) {
+		queue_send(w, idx);
+		if (!more)	/* ended early (no buffer): again */
+			queue_recv_multishot(w, idx);
+		return;
+	}
+	w->left[idx] = 0;
+	queue_close(w, idx, 1);
+}
+
 static void on_cqe(struct worker *w, struct io_uring_cqe *cqe)
 {
-	int op = cqe->user_data >> 32, idx = (uint32_t)cqe->user_data;
+	int op = cqe->user_data >> 32, idx = cqe->user_data & 0xffff;
 
 	switch (op) {
 	case OP_ACCEPT:
@@ -243,7 +333,13 @@ static void on_cqe(struct worker *w, struct io_uring_cqe *cqe)
 		break;
 	case OP_SEND:
 		break;
+	case OP_CANCEL:
+		break;
 	case OP_RECV:
+		if (w->mode == DIRECT_RECV_MULTISHOT) {
+			on_recv_multishot(w, idx, cqe);
+			break;
+		}
 		if (w->mode == DIRECT_CHAIN && !w->accepted[idx])
 			break;	/* its ACCEPT failed: nothing to close */
 		if (--w->left[idx] > 0 && cqe->res == MSG_LEN) {
@@ -274,6 +370,13 @@ static void run_uring(struct worker *w)
 	ret = io_uring_register_files_sparse(&w->ring, SLOTS);
 	if (ret < 0)
 		die("register files", ret);
+	if (w->mode == DIRECT_RECV_MULTISHOT) {
+		w->br = io_uring_setup_buf_ring(&w->ring, BUFS, BGID, 0, &ret);
+		if (!w->br)
+			die("buffer ring", ret);
+		for (int i = 0; i < BUFS; i++)
+			recycle(w, i);
+	}
 	for (int i = 0; i < SLOTS; i++)
 		w->free_slots[i] = SLOTS - 1 - i;
 	w->nr_free = SLOTS;
@@ -385,7 +488,8 @@ int main(int argc, char **argv)
 	if (argc < 5 || mode == NR_MODES) {
 		fprintf(stderr, "usage: conn-server MODE THREADS PORT "
 			"EXCHANGES [dt]\nMODE: epoll, uring, uring-detour, "
-			"direct-chain, direct-multishot, uring-multishot\n");
+			"direct-chain, direct-multishot, uring-multishot, "
+			"direct-recv-multishot\n");
 		return 2;
 	}
 	exchanges = atoi(argv[4]);
@@ -424,7 +528,8 @@ int main(int argc, char **argv)
 			die("pthread_create", -errno);
 	pthread_barrier_wait(&ready);
 	/* the direct modes hold no fd per connection: leave them none */
-	if (mode == DIRECT_CHAIN || mode == DIRECT_MULTISHOT)
+	if (mode == DIRECT_CHAIN || mode == DIRECT_MULTISHOT ||
+	    mode == DIRECT_RECV_MULTISHOT)
 		limit = lock_fd_table();
 	printf("ready\n");
 	fflush(stdout);
