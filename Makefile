@@ -142,7 +142,7 @@ versus-native: $(B)/debs $(BIN)/nofd-httpd $(BIN)/versus
 # QUICK=1: a fifth of the work, one round. bench-spread: the guest part three
 # times, once with the host loaded, to show the figures do not move.
 bench: kernel-fast initramfs $(HOST)
-	bench/run.sh --kernel $(FAST) $(if $(QUICK),--quick)
+	bench/run.sh --kernel $(FAST) $(if $(QUICK),--quick) $(if $(ONLY),--only $(ONLY))
 
 # The native part alone, no kernel built: what a user runs on a machine
 # with many CPUs (the thread workloads double up to its CPUs), e.g.
