@@ -74,6 +74,9 @@ void announce(struct worker *w)
 		fprintf(stderr, "nofd-httpd: %s: a connection's pipe is sized "
 			"through a descriptor installed for it\n", stock ?
 			"stock mode" : "no PIPE with a size");
+	if (opt.recv == RECV_MULTISHOT && !w->rbr)
+		fprintf(stderr, "nofd-httpd: no buffer rings: a RECV per "
+			"request, not one multishot RECV per connection\n");
 	if (!kc.getsockname && opt.log)
 		fprintf(stderr, "nofd-httpd: no GETSOCKNAME of a slot: no "
 			"peer addresses in the access log\n");
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long requests = 0, accepted = 0, rejected = 0, dropped = 0;
-	unsigned long hits = 0, misses = 0;
+	unsigned long hits = 0, misses = 0, pauses = 0, starved = 0;
 	sigset_t block;
 
 	parse_options(argc, argv);
@@ -133,13 +136,16 @@ int main(int argc, char **argv)
 		dropped += workers[i].log_dropped;
 		hits += workers[i].cache_hits;
 		misses += workers[i].cache_misses;
+		pauses += workers[i].recv_pauses;
+		starved += workers[i].recv_starved;
 		io_uring_queue_exit(&workers[i].ring);
 	}
 	if (opt.stats)
 		fprintf(stderr, "nofd-httpd: requests=%lu connections=%lu "
 			"rejected=%lu log_dropped=%lu cache_hits=%lu "
-			"cache_misses=%lu allocs_after_start=%lu\n", requests,
-			accepted, rejected, dropped, hits, misses,
+			"cache_misses=%lu recv_pauses=%lu recv_starved=%lu "
+			"allocs_after_start=%lu\n", requests, accepted,
+			rejected, dropped, hits, misses, pauses, starved,
 			allocs_after_start);
 	return 0;
 }

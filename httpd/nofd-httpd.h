@@ -28,7 +28,11 @@
  *
  * The state machine: every SQE of a connection carries its index in
  * user_data, and a connection moves on to its next phase when the last of
- * its requests in flight has completed (c->inflight reaches 0).
+ * its requests in flight has completed (c->inflight reaches 0). One
+ * request is outside that count: with --recv multishot, a kept-alive
+ * connection's multishot RECV, armed after its first request until it
+ * closes, whose bytes wait in the ring's provided buffers until the
+ * request buffer has room and the connection is ready for the next.
  *
  * The files: nofd-httpd.c (main, the start-up message, the count of heap
  * allocations after start-up), options.c (the command line), setup.c (the
@@ -65,8 +69,12 @@
 #define LOG_MAX		65536	/* access log lines waiting for a WRITE */
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
 #define CACHE_PATH_MAX	256	/* longer paths are not cached */
+#define RBUF		2048	/* a provided buffer of the multishot RECVs */
+#define RBUF_GROUP	0	/* their buffer group */
+#define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
 
 enum send_mode { SEND_AUTO, SEND_SPLICE, SEND_READ };
+enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
 
 struct options {
 	const char *addr;
@@ -76,6 +84,7 @@ struct options {
 	unsigned int entries;
 	unsigned int max_conns;
 	enum send_mode send;
+	enum recv_mode recv;
 	unsigned int idle_ms, header_ms, send_ms;
 	const char *log;	/* NULL: off; "-": stdout */
 	bool defer;
@@ -111,7 +120,8 @@ enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
-	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD,
+	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
+	OP_CANCEL_RECV,
 };
 
 enum phase {
@@ -159,6 +169,23 @@ struct conn {
 	/* the request being read: buffer, bytes in it, its head's length */
 	char *req;
 	size_t req_len, head_len;
+	/*
+	 * The multishot RECV (--recv multishot), armed once the connection
+	 * is kept alive after its first request (that one comes by a RECV
+	 * of its own, so that a connection per request cancels nothing),
+	 * until its last CQE; not counted in inflight. What it brings
+	 * waits in its provided buffers, oldest first (held_first, linked by
+	 * worker.held_next), until req has room; held_off bytes of the first
+	 * are taken. Paused (cancelled) while HELD_MAX buffers wait, starved
+	 * when the ring had none (and then on worker.starved until buffers
+	 * come back), ended by EOF, an error or a cancel that was not a pause.
+	 */
+	bool recv_armed, recv_paused, recv_starved, recv_ended;
+	bool on_starved;		/* its index is on worker.starved */
+	bool multishot;			/* its RECV is the multishot one */
+	int held_first, held_last;
+	unsigned int held_n, held_off;
+	size_t req_seen;		/* req_len when last parsed */
 	uint64_t head_start;		/* ms, first byte of this request */
 	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
 	struct http_request hr;
@@ -210,6 +237,15 @@ struct worker {
 	size_t log_len;
 	int log_fill;
 	bool log_busy;
+	/* the multishot RECVs' provided buffers (NULL: a RECV per request) */
+	struct io_uring_buf_ring *rbr;
+	char *rbufs;
+	unsigned int nrbufs;
+	int *held_next;			/* per buffer: the next one held */
+	unsigned int *held_len;		/* per buffer: the bytes it holds */
+	unsigned int *starved;		/* connections to re-arm */
+	unsigned int nstarved;
+	unsigned int recycled;		/* buffers back since the last re-arm */
 	/* the open-file cache, most recently used first */
 	struct cached_file *cache;
 	int *buckets;
@@ -218,6 +254,7 @@ struct worker {
 	/* counters for --stats */
 	unsigned long requests, accepted, rejected, log_dropped;
 	unsigned long cache_hits, cache_misses;
+	unsigned long recv_pauses, recv_starved;
 };
 
 extern struct worker *workers;

@@ -13,7 +13,8 @@
 
 struct options opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
-	.max_conns = 512, .send = SEND_AUTO, .idle_ms = 60000,
+	.max_conns = 512, .send = SEND_AUTO, .recv = RECV_SINGLE,
+	.idle_ms = 60000,
 	.header_ms = 10000, .send_ms = 30000, .log = "-", .defer = true,
 	.cache_files = 256, .cache_valid_ms = 60000,
 };
@@ -41,6 +42,10 @@ static void usage(FILE *f, int status)
 "                         buffers, then SEND) or auto (the default: read for\n"
 "                         a body that fits one 64 KiB buffer with its head,\n"
 "                         splice for larger ones)\n"
+"      --recv MODE        how requests are read: single (a RECV per request,\n"
+"                         the default) or multishot (a kept-alive\n"
+"                         connection's one multishot RECV into provided\n"
+"                         buffers; httpd/README.md has what it measured)\n"
 "      --idle-timeout MS  close a keep-alive connection idle this long\n"
 "                         (default 60000)\n"
 "      --header-timeout MS\n"
@@ -92,7 +97,7 @@ void parse_options(int argc, char **argv)
 {
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
-		O_VALID, O_STOCK,
+		O_VALID, O_STOCK, O_RECV,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -102,6 +107,7 @@ void parse_options(int argc, char **argv)
 		{ "entries", required_argument, NULL, 'e' },
 		{ "max-conns", required_argument, NULL, 'c' },
 		{ "send", required_argument, NULL, 's' },
+		{ "recv", required_argument, NULL, O_RECV },
 		{ "idle-timeout", required_argument, NULL, O_IDLE },
 		{ "header-timeout", required_argument, NULL, O_HEADER },
 		{ "send-timeout", required_argument, NULL, O_SENDT },
@@ -135,6 +141,14 @@ void parse_options(int argc, char **argv)
 				opt.send = SEND_SPLICE;
 			else if (!strcmp(optarg, "read"))
 				opt.send = SEND_READ;
+			else
+				usage(stderr, 2);
+			break;
+		case O_RECV:
+			if (!strcmp(optarg, "multishot"))
+				opt.recv = RECV_MULTISHOT;
+			else if (!strcmp(optarg, "single"))
+				opt.recv = RECV_SINGLE;
 			else
 				usage(stderr, 2);
 			break;

@@ -38,8 +38,8 @@ static void reserve(struct worker *w, unsigned int n)
 		io_uring_submit(&w->ring);
 }
 
-static struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
-				    enum op op)
+/* An SQE with user_data @data, counted in no connection's inflight */
+static struct io_uring_sqe *sqe_raw(struct worker *w, uint64_t data)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
 
@@ -47,10 +47,16 @@ static struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
 		io_uring_submit(&w->ring);
 		sqe = io_uring_get_sqe(&w->ring);
 	}
-	io_uring_sqe_set_data64(sqe, ud(op, c ? conn_index(w, c) : NO_CONN));
+	io_uring_sqe_set_data64(sqe, data);
+	return sqe;
+}
+
+static struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
+				    enum op op)
+{
 	if (c)
 		c->inflight++;
-	return sqe;
+	return sqe_raw(w, ud(op, c ? conn_index(w, c) : NO_CONN));
 }
 
 /*
@@ -162,9 +168,124 @@ static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 		log_flush(w);
 }
 
+/* ---- the multishot RECV ---- */
+
+static void conn_close(struct worker *w, struct conn *c);
+
+static char *rbuf(struct worker *w, int bid)
+{
+	return w->rbufs + (size_t)bid * RBUF;
+}
+
+/* Buffer @bid back to the ring */
+static void rbuf_recycle(struct worker *w, int bid)
+{
+	io_uring_buf_ring_add(w->rbr, rbuf(w, bid), RBUF, bid,
+			      io_uring_buf_ring_mask(w->nrbufs), 0);
+	io_uring_buf_ring_advance(w->rbr, 1);
+	w->recycled++;
+}
+
+static void recv_arm(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe = sqe_raw(w, ud(OP_RECV_MULTI,
+						 conn_index(w, c)));
+
+	io_uring_prep_recv_multishot(sqe, conn_slot(w, c), NULL, 0, 0);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
+	sqe->buf_group = RBUF_GROUP;
+	c->recv_armed = true;
+	c->recv_paused = c->recv_starved = false;
+}
+
+/* Cancel the armed RECV; its last CQE (-ECANCELED) follows */
+static void recv_cancel(struct worker *w, struct conn *c)
+{
+	io_uring_prep_cancel64(sqe_raw(w, ud(OP_CANCEL_RECV, NO_CONN)),
+			       ud(OP_RECV_MULTI, conn_index(w, c)), 0);
+}
+
+/* Take held bytes into the request buffer while it has room */
+static void recv_pull(struct worker *w, struct conn *c)
+{
+	while (c->held_first >= 0 && c->req_len < HTTP_HEAD_MAX) {
+		int bid = c->held_first;
+		size_t left = w->held_len[bid] - c->held_off;
+		size_t room = HTTP_HEAD_MAX - c->req_len;
+		size_t n = left < room ? left : room;
+
+		memcpy(c->req + c->req_len, rbuf(w, bid) + c->held_off, n);
+		c->req_len += n;
+		c->held_off += n;
+		if (c->held_off < w->held_len[bid])
+			break;
+		c->held_first = w->held_next[bid];
+		if (c->held_first < 0)
+			c->held_last = -1;
+		c->held_off = 0;
+		c->held_n--;
+		rbuf_recycle(w, bid);
+	}
+}
+
+static void recv_hold(struct worker *w, struct conn *c, int bid,
+		      unsigned int len)
+{
+	w->held_len[bid] = len;
+	w->held_next[bid] = -1;
+	if (c->held_last >= 0)
+		w->held_next[c->held_last] = bid;
+	else
+		c->held_first = bid;
+	c->held_last = bid;
+	c->held_n++;
+}
+
+/* The connection closes: what it held goes back to the ring */
+static void recv_drop(struct worker *w, struct conn *c)
+{
+	while (c->held_first >= 0) {
+		int bid = c->held_first;
+
+		c->held_first = w->held_next[bid];
+		rbuf_recycle(w, bid);
+	}
+	c->held_last = -1;
+	c->held_n = c->held_off = 0;
+	if (c->recv_armed)
+		recv_cancel(w, c);
+}
+
+/*
+ * RECVs that ended for want of a buffer: armed again once buffers came
+ * back (until then the ring has none: a RECV armed would end at once).
+ */
+static void recv_rearm_starved(struct worker *w)
+{
+	if (!w->recycled)
+		return;
+	w->recycled = 0;
+	while (w->nstarved) {
+		struct conn *c = &w->conns[w->starved[--w->nstarved]];
+
+		c->on_starved = false;
+		if (!c->recv_starved || c->phase == PH_FREE ||
+		    c->phase == PH_CLOSE || c->recv_armed)
+			continue;
+		if (w->stopping && c->phase == PH_RECV && !c->req_len) {
+			c->recv_ended = true;
+			if (!c->inflight)
+				conn_close(w, c);
+			continue;
+		}
+		recv_arm(w, c);
+	}
+}
+
 /* ---- connections ---- */
 
 static void arm_recv(struct worker *w, struct conn *c);
+static void recv_end(struct worker *w, struct conn *c);
 static void conn_start(struct worker *w, struct conn *c);
 static void cancel_accept(struct worker *w);
 static void request_done(struct worker *w, struct conn *c);
@@ -191,6 +312,8 @@ static void conn_close(struct worker *w, struct conn *c)
 	 */
 	close_slot(w, c, conn_slot(w, c));
 	c->file_open = c->other_open = c->pipe_open = false;
+	if (c->multishot)
+		recv_drop(w, c);
 }
 
 /*
@@ -579,6 +702,8 @@ static void next_request(struct worker *w, struct conn *c)
 	c->failed = c->file_changed = false;
 	c->head_len = 0;
 	memset(&c->hr, 0, sizeof(c->hr));
+	if (c->multishot)
+		recv_pull(w, c);
 	if (!c->req_len) {
 		arm_recv(w, c);
 		return;
@@ -614,6 +739,18 @@ static void arm_recv(struct worker *w, struct conn *c)
 	c->phase = PH_RECV;
 	c->recv_res = -ECANCELED;
 	c->timed_out = false;
+	if (c->multishot) {
+		/* what is in req is parsed: wait for more */
+		c->req_seen = c->req_len;
+		set_deadline(w, c, ms);
+		if (c->recv_ended) {
+			if (!c->inflight)
+				recv_end(w, c);
+		} else if (!c->recv_armed && !c->recv_starved) {
+			recv_arm(w, c);
+		}
+		return;
+	}
 	sqe = sqe_for(w, c, OP_RECV);
 	io_uring_prep_recv(sqe, conn_slot(w, c), c->req + c->req_len,
 			   HTTP_HEAD_MAX - c->req_len, 0);
@@ -621,15 +758,92 @@ static void arm_recv(struct worker *w, struct conn *c)
 	set_deadline(w, c, ms);
 }
 
+/* No more of the request will come: 408, or close */
+static void recv_end(struct worker *w, struct conn *c)
+{
+	/* a timeout in the middle of a request head is a 408 */
+	if (c->timed_out && c->req_len && !w->stopping) {
+		respond_and_close(w, c, 408);
+		return;
+	}
+	conn_close(w, c);
+}
+
+/*
+ * Multishot: the connection waits for its next request (PH_RECV, nothing
+ * in flight): parse what the RECV brought, or end, or see that it is armed.
+ */
+static void recv_ready(struct worker *w, struct conn *c)
+{
+	if (c->req_len > c->req_seen) {
+		if (!c->req_seen)
+			c->head_start = w->now_ms;
+		next_request(w, c);
+	} else if (c->recv_ended) {
+		recv_end(w, c);
+	} else if (w->stopping && !c->req_len) {
+		conn_close(w, c);
+	} else if (!c->recv_armed && !c->recv_starved) {
+		recv_arm(w, c);		/* it was paused or stopped meanwhile */
+	}
+}
+
+/*
+ * A CQE of the multishot RECV: bytes in a provided buffer, held until the
+ * request buffer takes them, or its end. It is not counted in inflight.
+ */
+static void on_recv_multishot(struct worker *w, struct conn *c,
+			      struct io_uring_cqe *cqe)
+{
+	int res = cqe->res;
+
+	if (cqe->flags & IORING_CQE_F_BUFFER) {
+		int bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+
+		if (res > 0 && c->phase != PH_CLOSE) {
+			recv_hold(w, c, bid, res);
+			recv_pull(w, c);
+		} else {
+			rbuf_recycle(w, bid);
+		}
+	}
+	if (!(cqe->flags & IORING_CQE_F_MORE)) {
+		bool pause = c->recv_paused && !c->timed_out && !w->stopping;
+
+		c->recv_armed = false;
+		if (res == -ENOBUFS) {
+			if (!c->on_starved)
+				w->starved[w->nstarved++] = conn_index(w, c);
+			c->on_starved = c->recv_starved = true;
+			w->recv_starved++;
+		} else if (res <= 0 && !(res == -ECANCELED && pause)) {
+			c->recv_ended = true;	/* EOF, an error, a timeout */
+		}
+		/* otherwise stopped: armed again when more is wanted */
+	}
+	if (c->phase == PH_CLOSE) {
+		if (!c->recv_armed && !c->inflight)
+			conn_free(w, c);
+		return;
+	}
+	/* a client that sends far ahead waits, in its socket */
+	if (c->recv_armed && c->held_n >= HELD_MAX && !c->recv_paused) {
+		c->recv_paused = true;
+		w->recv_pauses++;
+		recv_cancel(w, c);
+	}
+	if (c->phase == PH_RECV && !c->inflight)
+		recv_ready(w, c);
+}
+
 static void on_recv(struct worker *w, struct conn *c)
 {
+	if (c->multishot) {
+		recv_ready(w, c);
+		return;
+	}
 	if (c->recv_res <= 0) {
-		/* a timeout in the middle of a request head is a 408 */
-		if (c->timed_out && c->req_len && !w->stopping) {
-			respond_and_close(w, c, 408);
-			return;
-		}
-		conn_close(w, c);
+		recv_end(w, c);
 		return;
 	}
 	if (!c->req_len)
@@ -851,6 +1065,9 @@ static void request_done(struct worker *w, struct conn *c)
 		conn_close(w, c);
 		return;
 	}
+	/* kept alive after a request: the multishot RECV from now on */
+	if (w->rbr)
+		c->multishot = true;
 	/* pipelining: what followed this request's head is the next one */
 	c->req_len -= c->head_len;
 	memmove(c->req, c->req + c->head_len, c->req_len);
@@ -894,7 +1111,9 @@ static void advance(struct worker *w, struct conn *c)
 		on_sent(w, c);
 		break;
 	case PH_CLOSE:
-		conn_free(w, c);
+		/* and the multishot RECV's last CQE (on_recv_multishot()) */
+		if (!c->recv_armed)
+			conn_free(w, c);
 		break;
 	case PH_FREE:
 		break;
@@ -939,7 +1158,11 @@ static void conn_start(struct worker *w, struct conn *c)
 
 	c->phase = PH_RECV;
 	c->inflight = 0;
-	c->req_len = c->head_len = 0;
+	c->req_len = c->head_len = c->req_seen = 0;
+	c->recv_armed = c->recv_paused = c->recv_starved = false;
+	c->recv_ended = c->multishot = false;
+	c->held_first = c->held_last = -1;
+	c->held_n = c->held_off = 0;
 	c->sent = 0;
 	c->failed = false;
 	c->file_open = c->other_open = c->pipe_open = false;
@@ -1033,10 +1256,18 @@ static void stop_worker(struct worker *w)
 	for (unsigned int i = 0; i < w->nconn; i++) {
 		struct conn *c = &w->conns[i];
 
-		if (c->phase == PH_RECV && !c->req_len) {
-			sqe = sqe_for(w, c, OP_CANCEL);
-			io_uring_prep_cancel64(sqe, ud(OP_RECV, i), 0);
+		if (c->phase != PH_RECV || c->req_len)
+			continue;
+		if (c->multishot) {
+			/* its last CQE ends it (stopping: not a pause) */
+			if (c->recv_armed)
+				recv_cancel(w, c);
+			else if (!c->inflight)
+				conn_close(w, c);
+			continue;
 		}
+		sqe = sqe_for(w, c, OP_CANCEL);
+		io_uring_prep_cancel64(sqe, ud(OP_RECV, i), 0);
 	}
 }
 
@@ -1073,6 +1304,10 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 		return;
 	}
 	c = &w->conns[idx];
+	if (op == OP_RECV_MULTI) {
+		on_recv_multishot(w, c, cqe);
+		return;
+	}
 	record(c, op, cqe);
 	if (!--c->inflight)
 		advance(w, c);
@@ -1148,6 +1383,8 @@ void *worker_loop(void *arg)
 			n++;
 		}
 		io_uring_cq_advance(&w->ring, n);
+		if (w->nstarved)
+			recv_rearm_starved(w);
 		if (w->now_ms >= w->next_sweep_ms)
 			sweep_deadlines(w);
 	}

@@ -229,6 +229,39 @@ static void raise_nofile(rlim_t slots)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/*
+ * The provided buffers of the multishot RECVs: twice as many as
+ * connections (a power of two, at least 64), RBUF bytes each. A kernel
+ * without buffer rings (before 5.19) gets a RECV per request.
+ */
+static void recv_buffers_init(struct worker *w)
+{
+	unsigned int n = 64;
+	int ret;
+
+	if (opt.recv != RECV_MULTISHOT)
+		return;
+	while (n < 2 * w->nconn && n < 32768)
+		n *= 2;
+	w->rbufs = aligned_alloc(4096, (size_t)n * RBUF);
+	w->held_next = calloc(n, sizeof(*w->held_next));
+	w->held_len = calloc(n, sizeof(*w->held_len));
+	w->starved = calloc(w->nconn, sizeof(*w->starved));
+	if (!w->rbufs || !w->held_next || !w->held_len || !w->starved)
+		die("memory", -ENOMEM);
+	w->rbr = io_uring_setup_buf_ring(&w->ring, n, RBUF_GROUP, 0, &ret);
+	if (!w->rbr) {
+		if (ret != -EINVAL)
+			die("a buffer ring", ret);
+		return;		/* w->rbr NULL: a RECV per request */
+	}
+	w->nrbufs = n;
+	for (unsigned int i = 0; i < n; i++)
+		io_uring_buf_ring_add(w->rbr, w->rbufs + (size_t)i * RBUF, RBUF,
+				      i, io_uring_buf_ring_mask(n), i);
+	io_uring_buf_ring_advance(w->rbr, n);
+}
+
 void worker_init(struct worker *w)
 {
 	struct io_uring_params p = {
@@ -292,6 +325,7 @@ void worker_init(struct worker *w)
 		c->pipe_wr = c->slot_a + 3;
 	}
 	cache_init(w, SLOT_CONN + w->nconn * 5);
+	recv_buffers_init(w);
 	if (opt.send != SEND_SPLICE) {
 		struct iovec iov = {
 			.iov_base = w->mem, .iov_len = per_conn * w->nconn,

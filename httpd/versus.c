@@ -5,8 +5,8 @@
  * host load does not move the figures; docs/benchmarks.md). It builds a
  * sample site, then for each server (nofd-httpd, in its full and its
  * stock mode; nginx with open_file_cache off and on; with --variants also
- * nofd-httpd with each send strategy forced and without
- * SINGLE_ISSUER|DEFER_TASKRUN) and each load (a small page with
+ * nofd-httpd with each send strategy forced, without
+ * SINGLE_ISSUER|DEFER_TASKRUN and with multishot RECVs) and each load (a small page with
  * keep-alive and with Connection: close, a 1 MiB file with keep-alive,
  * 10,000 distinct 4 KiB files with keep-alive, the small page over 256
  * connections), a server started afresh for the load and warmed up by a
@@ -83,7 +83,7 @@ struct server {
 /*
  * nginx is servers[NGINX]: the chart's reference. The first NMAIN are
  * measured by default; --variants adds nofd-httpd's send strategies
- * forced and its rings without DEFER_TASKRUN.
+ * forced, its rings without DEFER_TASKRUN and multishot RECVs.
  */
 #define NGINX 2
 #define NMAIN 4
@@ -101,6 +101,8 @@ static const struct server servers[] = {
 	  NOFD("8082", "--send", "read", NULL) },
 	{ "nofd-httpd --no-defer", "127.0.0.1:8083",
 	  NOFD("8083", "--no-defer", NULL) },
+	{ "nofd-httpd --recv multishot", "127.0.0.1:8085",
+	  NOFD("8085", "--recv", "multishot", NULL) },
 };
 #define NSERVERS (int)(sizeof(servers) / sizeof(servers[0]))
 
@@ -714,7 +716,7 @@ static void print_svg(FILE *f)
 {
 	static const char *const colors[NSERVERS] = {
 		"#1f77b4", "#6baed6", "#d62728", "#ff9896", "#9ecae1",
-		"#c6dbef", "#deebf7",
+		"#c6dbef", "#deebf7", "#08519c",
 	};
 	int w = 760, bar = 22, gap = 30, top = 40;
 	int h = top + NLOADS * (nserv * bar + gap) + 20;

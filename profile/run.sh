@@ -12,7 +12,7 @@
 # --ops k*N` in boot k (N default 2000); or, with --httpd, `versus
 # --job=S,L,k*Ds` in the demo's guest (server S of httpd/versus.c's list:
 # 0 nofd-httpd, 1 nofd-httpd --stock, 2 nginx, 3 nginx open_file_cache,
-# 4-6 nofd-httpd's variants; under load L: 0 1 KiB keep-alive, 1 1 KiB
+# 4-7 nofd-httpd's variants; under load L: 0 1 KiB keep-alive, 1 1 KiB
 # close, 2 1 MiB keep-alive, 3 10000 files of 4 KiB, 4 1 KiB over 256
 # connections; for k * D seconds of guest time, D default 1), where an
 # operation is a request wrk completed. Boot, set-up and exit

@@ -41,13 +41,6 @@ static void get_as_read(int port, const char *url, const char *path)
 		url, r.body_len, n);
 }
 
-static unsigned long stat_of(const struct httpd *h, const char *name)
-{
-	const char *p = strstr(h->log, name);
-
-	return p ? strtoul(p + strlen(name), NULL, 10) : 0;
-}
-
 /* The default validity: hits, 304, the old version whole, truncation */
 static void test_valid(void)
 {
@@ -86,9 +79,9 @@ static void test_valid(void)
 	get_as_read(h.port, "/t.txt", ROOT "/t.txt");
 
 	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
-	t_check(stat_of(&h, "cache_hits=") >= 5, "cache hits: %lu",
-		stat_of(&h, "cache_hits="));
-	t_check(stat_of(&h, "allocs_after_start=") == 0 &&
+	t_check(httpd_stat(&h, "cache_hits=") >= 5, "cache hits: %lu",
+		httpd_stat(&h, "cache_hits="));
+	t_check(httpd_stat(&h, "allocs_after_start=") == 0 &&
 		strstr(h.log, "allocs_after_start=0\n"), "allocations: %s",
 		h.log);
 }
@@ -174,8 +167,8 @@ static void test_evict(void)
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
 	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
-	t_check(stat_of(&h, "cache_hits=") > 0 &&
-		stat_of(&h, "cache_misses=") > 0, "hits and misses: %s",
+	t_check(httpd_stat(&h, "cache_hits=") > 0 &&
+		httpd_stat(&h, "cache_misses=") > 0, "hits and misses: %s",
 		h.log);
 	t_check(strstr(h.log, "allocs_after_start=0\n") != NULL,
 		"allocations: %s", h.log);

@@ -114,6 +114,14 @@ static inline int httpd_stop_within(struct httpd *h, int sig, int seconds)
 	       128 + WTERMSIG(status);
 }
 
+/* A counter of the server's --stats line, after httpd_stop(); 0 if none */
+static inline unsigned long httpd_stat(const struct httpd *h, const char *name)
+{
+	const char *p = strstr(h->log, name);
+
+	return p ? strtoul(p + strlen(name), NULL, 10) : 0;
+}
+
 static inline int httpd_stop(struct httpd *h, int sig)
 {
 	return httpd_stop_within(h, sig, 0);
