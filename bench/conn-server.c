@@ -144,28 +144,27 @@ static struct io_uring_sqe *sqe_get(struct worker *w)
 	return sqe;
 }
 
-/* SEND greeting -> RECV line on @idx, an fd or, if @fixed, a slot. */
-static void queue_talk(struct worker *w, int idx, int fixed)
+/* SEND greeting on @idx, an fd or, if @fixed, a slot */
+static struct io_uring_sqe *queue_send(struct worker *w, int idx, int fixed)
 {
 	struct io_uring_sqe *sqe = sqe_get(w);
 
 	io_uring_prep_send(sqe, idx, GREETING, MSG_LEN, MSG_NOSIGNAL);
-	sqe->flags |= IOSQE_IO_LINK | (fixed ? IOSQE_FIXED_FILE : 0);
+	sqe->flags |= fixed ? IOSQE_FIXED_FILE : 0;
 	sqe->user_data = ud(OP_SEND, idx);
+	return sqe;
+}
+
+/* SEND greeting -> RECV line on @idx, an fd or, if @fixed, a slot. */
+static void queue_talk(struct worker *w, int idx, int fixed)
+{
+	struct io_uring_sqe *sqe = queue_send(w, idx, fixed);
+
+	sqe->flags |= IOSQE_IO_LINK;
 	sqe = sqe_get(w);
 	io_uring_prep_recv(sqe, idx, w->buf[idx], MSG_LEN, 0);
 	sqe->flags |= fixed ? IOSQE_FIXED_FILE : 0;
 	sqe->user_data = ud(OP_RECV, idx);
-}
-
-/* SEND greeting on slot @slot, on its own (direct-recv-multishot) */
-static void queue_send(struct worker *w, int slot)
-{
-	struct io_uring_sqe *sqe = sqe_get(w);
-
-	io_uring_prep_send(sqe, slot, GREETING, MSG_LEN, MSG_NOSIGNAL);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	sqe->user_data = ud(OP_SEND, slot);
 }
 
 /* The multishot RECV of slot @slot, from the buffer ring */
@@ -292,7 +291,7 @@ static void on_accept(struct worker *w, int idx, struct io_uring_cqe *cqe)
 		if (res >= 0) {
 			w->left[res] = w->exchanges;
 			w->gen[res]++;
-			queue_send(w, res);
+			queue_send(w, res, 1);
 			queue_recv_multishot(w, res);
 		}
 		return;
@@ -314,7 +313,7 @@ static void on_recv_multishot(struct worker *w, int idx,
 	    w->left[idx] <= 0)
 		return;
 	if (cqe->res == MSG_LEN && --w->left[idx] > 0) {
-		queue_send(w, idx);
+		queue_send(w, idx, 1);
 		if (!more)	/* ended early (no buffer): again */
 			queue_recv_multishot(w, idx);
 		return;

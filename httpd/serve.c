@@ -739,10 +739,10 @@ static void arm_recv(struct worker *w, struct conn *c)
 	c->phase = PH_RECV;
 	c->recv_res = -ECANCELED;
 	c->timed_out = false;
+	set_deadline(w, c, ms);
 	if (c->multishot) {
 		/* what is in req is parsed: wait for more */
 		c->req_seen = c->req_len;
-		set_deadline(w, c, ms);
 		if (c->recv_ended) {
 			if (!c->inflight)
 				recv_end(w, c);
@@ -755,7 +755,6 @@ static void arm_recv(struct worker *w, struct conn *c)
 	io_uring_prep_recv(sqe, conn_slot(w, c), c->req + c->req_len,
 			   HTTP_HEAD_MAX - c->req_len, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
-	set_deadline(w, c, ms);
 }
 
 /* No more of the request will come: 408, or close */

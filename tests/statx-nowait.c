@@ -29,7 +29,7 @@ static const char *const form_names[NR_FORMS] = {
 #define DIR_SLOT 0
 #define FILE_SLOT 1
 
-/* statx(2) of @name in @mnt, or of the regular fd @fd with no name. */
+/* statx(2) of @path relative to @fd (NULL with AT_EMPTY_PATH: of @fd) */
 static int sys_statx(int fd, const char *path, int flags, struct statx *stx)
 {
 	memset(stx, 0, sizeof(*stx));
