@@ -460,8 +460,9 @@ static void respond_redirect(struct worker *w, struct conn *c)
 /*
  * The connection's pipe, made when it first sends a file by SPLICE, and
  * sized for that file, at least CHUNK and at most PIPE_MAX: each SPLICE
- * pair moves a pipe's worth, and each SPLICE is a hand-off to io-wq, 2
- * per MiB with a 1 MiB pipe where the default 64 KiB makes 32. PIPE
+ * pair moves a pipe's worth, 2 SPLICEs per MiB with a 1 MiB pipe where
+ * the default 64 KiB makes 32 (each a hand-off to io-wq before series
+ * v7; now only the part the socket has no room for is). PIPE
  * sizes it on the nofd kernel; elsewhere its write end is installed as a
  * descriptor for the time F_SETPIPE_SZ takes (on_pipe()).
  */

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: IORING_OP_SPLICE is tried inline first and gives what
+ * splice(2) gives. Each case runs three ways on fresh files, pipes and
+ * sockets: splice(2), SPLICE of a regular fd and SPLICE of a slot
+ * (SPLICE_F_FD_IN_FIXED), and the two SPLICEs must return what splice(2)
+ * returned and move the same bytes. A tmpfs file (also one with a hole)
+ * into a pipe with room and a pipe's pages into a socket with room
+ * complete without an io-wq worker ever being created. Then what stops
+ * an inline attempt: a socket that fills up (the rest is spliced in
+ * io-wq: still the whole pipe's worth, as splice(2) sends), a pipe that
+ * holds less than asked or runs full, the end of the file, O_NONBLOCK
+ * ends that would block, a ramfs file (which does not say it can try),
+ * and a linked file -> pipe -> socket chain of slots.
+ */
+#include <pthread.h>
+
+#include "test.h"
+
+#define TMPFS "/tmp/splice-nowait-tmpfs"
+#define RAMFS "/tmp/splice-nowait-ramfs"
+#define IN_SLOT 0
+#define BIG (1 << 20)
+
+enum way { SYS, RING, RING_FIXED, NR_WAYS };
+
+static const char *const way_names[NR_WAYS] = {
+	"splice(2)", "SPLICE of an fd", "SPLICE of a slot",
+};
+
+static struct io_uring ring;
+
+/* What one way of a case did: its result and the bytes that came out. */
+struct outcome {
+	ssize_t res;
+	size_t len;
+	char *buf;
+};
+
+/* Splice @len bytes from @in at @off (-1: no offset) to @out, one way. */
+static ssize_t splice_way(enum way way, int in, int64_t off, int out,
+			  size_t len)
+{
+	loff_t o = off;
+	ssize_t ret;
+
+	switch (way) {
+	case SYS:
+		ret = splice(in, off == -1 ? NULL : &o, out, NULL, len, 0);
+		return ret < 0 ? -errno : ret;
+	case RING:
+		return t_run(&ring, io_uring_prep_splice(t_sqe, in, off, out,
+							 -1, len, 0));
+	case RING_FIXED:
+		t_assert(io_uring_register_files_update(&ring, IN_SLOT, &in,
+							1) == 1, "slot");
+		return t_run(&ring, io_uring_prep_splice(t_sqe, IN_SLOT, off,
+							 out, -1, len,
+							 SPLICE_F_FD_IN_FIXED));
+	case NR_WAYS:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* Read what @fd holds now (it is made non-blocking) into @o. */
+static void drain(int fd, struct outcome *o)
+{
+	ssize_t n;
+
+	t_assert(!fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), "nb");
+	o->buf = malloc(4 * BIG);
+	t_assert(o->buf, "malloc");
+	o->len = 0;
+	while ((n = read(fd, o->buf + o->len, 4 * BIG - o->len)) > 0)
+		o->len += n;
+}
+
+static void make_pipe(int p[2], int size)
+{
+	t_assert(!pipe(p), "pipe");
+	if (size)
+		t_assert(fcntl(p[1], F_SETPIPE_SZ, size) >= size, "pipe size");
+}
+
+/* Fill pipe @p with @len bytes of 'p'. */
+static void fill_pipe(int p[2], size_t len)
+{
+	static char buf[BIG];
+
+	memset(buf, 'p', sizeof(buf));
+	t_assert(write(p[1], buf, len) == (ssize_t)len, "fill pipe");
+}
+
+/* ---- file -> pipe ---- */
+
+struct file_case {
+	const char *path;
+	int64_t off;
+	size_t len;
+	int pipe_size;		/* 0: the default */
+	size_t prefill;		/* bytes already in the pipe */
+};
+
+static void file_to_pipe(const struct file_case *fc, enum way way,
+			 struct outcome *o)
+{
+	int fd = open(fc->path, O_RDONLY), p[2];
+
+	t_assert(fd >= 0, "open %s", fc->path);
+	make_pipe(p, fc->pipe_size);
+	if (fc->prefill)
+		fill_pipe(p, fc->prefill);
+	o->res = splice_way(way, fd, fc->off, p[1], fc->len);
+	drain(p[0], o);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* ---- pipe -> socket ---- */
+
+struct sock_case {
+	size_t in_pipe;		/* bytes in the pipe */
+	size_t len;		/* asked */
+	int sndbuf;		/* 0: the default */
+	bool reader;		/* a thread reads the socket, after a while */
+	bool pipe_nonblock, sock_full_nonblock;
+};
+
+struct reader {
+	int fd;
+	struct outcome *o;
+};
+
+static void *read_later(void *arg)
+{
+	struct reader *r = arg;
+	ssize_t n;
+
+	usleep(100 * 1000);
+	r->o->buf = malloc(4 * BIG);
+	t_assert(r->o->buf, "malloc");
+	r->o->len = 0;
+	while ((n = read(r->fd, r->o->buf + r->o->len,
+			 4 * BIG - r->o->len)) > 0)
+		r->o->len += n;
+	return NULL;
+}
+
+static void pipe_to_socket(const struct sock_case *sc, enum way way,
+			   struct outcome *o)
+{
+	struct reader r;
+	pthread_t th;
+	int p[2], sv[2];
+
+	make_pipe(p, BIG);
+	if (sc->in_pipe)
+		fill_pipe(p, sc->in_pipe);
+	if (sc->pipe_nonblock)
+		t_assert(!fcntl(p[0], F_SETFL, O_NONBLOCK), "nb pipe");
+	t_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair");
+	if (sc->sndbuf)
+		t_assert(!setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sc->sndbuf,
+				     sizeof(sc->sndbuf)), "sndbuf");
+	if (sc->sock_full_nonblock) {
+		static char junk[4096];
+
+		t_assert(!fcntl(sv[0], F_SETFL, O_NONBLOCK), "nb socket");
+		while (write(sv[0], junk, sizeof(junk)) > 0)
+			;
+		t_assert(errno == EAGAIN, "fill socket");
+	}
+	if (sc->reader) {
+		r.fd = sv[1];
+		r.o = o;
+		t_assert(!pthread_create(&th, NULL, read_later, &r), "thread");
+	}
+	o->res = splice_way(way, p[0], -1, sv[0], sc->len);
+	shutdown(sv[0], SHUT_WR);
+	if (sc->reader) {
+		pthread_join(th, NULL);
+	} else {
+		drain(sv[1], o);
+		if (sc->sock_full_nonblock)
+			o->len = 0;	/* the filler, as much as fitted */
+	}
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* ---- both ---- */
+
+typedef void (*case_fn)(const void *arg, enum way way, struct outcome *o);
+
+/* Run @fn each way; each SPLICE must do what splice(2) did. */
+static void side_by_side(const char *what, case_fn fn, const void *arg)
+{
+	struct outcome o[NR_WAYS];
+
+	for (int w = 0; w < NR_WAYS; w++)
+		fn(arg, w, &o[w]);
+	for (int w = RING; w < NR_WAYS; w++)
+		t_check(o[w].res == o[SYS].res && o[w].len == o[SYS].len &&
+			!memcmp(o[w].buf, o[SYS].buf, o[w].len),
+			"%s: %s returns %zd and moves %zu bytes, as %s does "
+			"(%zd, %zu)", what, way_names[w], o[w].res, o[w].len,
+			way_names[SYS], o[SYS].res, o[SYS].len);
+	for (int w = 0; w < NR_WAYS; w++)
+		free(o[w].buf);
+}
+
+static void fc_fn(const void *arg, enum way way, struct outcome *o)
+{
+	file_to_pipe(arg, way, o);
+}
+
+static void sc_fn(const void *arg, enum way way, struct outcome *o)
+{
+	pipe_to_socket(arg, way, o);
+}
+
+static void make_files(const char *mnt)
+{
+	const char *type = strstr(mnt, "tmpfs") ? "tmpfs" : "ramfs";
+	char p[256];
+	int fd;
+
+	t_assert(!mkdir(mnt, 0755) || errno == EEXIST, "mkdir %s", mnt);
+	t_assert(!mount(type, mnt, type, 0, NULL), "mount %s", mnt);
+	snprintf(p, sizeof(p), "%s/big", mnt);
+	t_make_file(p, BIG / 2 + 1000);
+	snprintf(p, sizeof(p), "%s/small", mnt);
+	t_make_file(p, 10000);
+	snprintf(p, sizeof(p), "%s/hole", mnt);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	t_assert(fd >= 0 && pwrite(fd, "x", 1, 65535) == 1, "hole");
+	close(fd);
+}
+
+static void inline_cases(void)
+{
+	const struct file_case big = { TMPFS "/big", 0, BIG / 2, BIG, 0 };
+	const struct file_case at = { TMPFS "/big", 5000, 200000, BIG, 0 };
+	const struct file_case hole = { TMPFS "/hole", 0, 65536, 0, 0 };
+	const struct sock_case room = { .in_pipe = 65536, .len = 65536 };
+	int ret;
+
+	side_by_side("tmpfs file -> pipe with room", fc_fn, &big);
+	side_by_side("tmpfs file at an offset -> pipe", fc_fn, &at);
+	side_by_side("tmpfs file with a hole -> pipe", fc_fn, &hole);
+	side_by_side("pipe -> socket with room", sc_fn, &room);
+	ret = t_io_wq_workers();
+	t_check(ret == 0, "all of it completed inline, no io-wq worker was "
+		"created (%d)", ret);
+}
+
+static void stopped_cases(void)
+{
+	const struct sock_case full = { .in_pipe = BIG, .len = BIG,
+					.sndbuf = 16384, .reader = true };
+	const struct sock_case less = { .in_pipe = 10240, .len = BIG };
+	const struct sock_case empty = { .len = 4096, .pipe_nonblock = true };
+	const struct sock_case busy = { .in_pipe = 4096, .len = 4096,
+					.sock_full_nonblock = true };
+	const struct file_case part = { TMPFS "/big", 0, 256 << 10, 0, 16384 };
+	const struct file_case eof = { TMPFS "/small", 0, 65536, 0, 0 };
+	const struct file_case ram = { RAMFS "/big", 0, BIG / 2, BIG, 0 };
+	int ret;
+
+	side_by_side("pipe -> socket that fills up", sc_fn, &full);
+	side_by_side("pipe holding less than asked -> socket", sc_fn, &less);
+	side_by_side("empty O_NONBLOCK pipe -> socket", sc_fn, &empty);
+	side_by_side("pipe -> full O_NONBLOCK socket", sc_fn, &busy);
+	side_by_side("tmpfs file -> pipe that runs full", fc_fn, &part);
+	side_by_side("tmpfs file -> pipe, to its end", fc_fn, &eof);
+	side_by_side("ramfs file -> pipe", fc_fn, &ram);
+	ret = t_io_wq_workers();
+	t_check(ret > 0, "what stopped inline went on in io-wq (%d workers)",
+		ret);
+}
+
+/* file slot -> pipe slot -> socket slot, linked, as nofd-httpd sends */
+static void linked_slots(void)
+{
+	int fds[4], p[2], sv[2], ret[2];
+	static char want[BIG / 2];
+	struct outcome o;
+	struct reader r = { .o = &o };
+	pthread_t th;
+
+	make_pipe(p, BIG);
+	t_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair");
+	fds[0] = open(TMPFS "/big", O_RDONLY);
+	t_assert(fds[0] >= 0, "open");
+	fds[1] = p[0];
+	fds[2] = p[1];
+	fds[3] = sv[0];
+	t_assert(io_uring_register_files_update(&ring, 1, fds, 4) == 4, "reg");
+	r.fd = sv[1];
+	t_assert(!pthread_create(&th, NULL, read_later, &r), "thread");
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		if (!i)
+			io_uring_prep_splice(sqe, 1, 0, 3, -1, sizeof(want),
+					     SPLICE_F_FD_IN_FIXED);
+		else
+			io_uring_prep_splice(sqe, 2, -1, 4, -1, sizeof(want),
+					     SPLICE_F_FD_IN_FIXED);
+		sqe->flags |= IOSQE_FIXED_FILE | (i ? 0 : IOSQE_IO_LINK);
+		sqe->user_data = i;
+	}
+	t_assert(io_uring_submit(&ring) == 2, "submit");
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_cqe *cqe;
+
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		ret[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	shutdown(sv[0], SHUT_WR);
+	pthread_join(th, NULL);
+	t_assert(pread(fds[0], want, sizeof(want), 0) == sizeof(want), "read");
+	t_check(ret[0] == sizeof(want) && ret[1] == sizeof(want) &&
+		o.len == sizeof(want) && !memcmp(o.buf, want, o.len),
+		"file slot -> pipe slot -> socket slot, linked: %d, %d, "
+		"%zu bytes of the file arrived", ret[0], ret[1], o.len);
+	free(o.buf);
+	for (int i = 0; i < 4; i++)
+		close(fds[i]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	int ret;
+
+	if (!t_nofd_kernel()) {
+		printf("SKIP: inline SPLICE is a nofd kernel's\n");
+		return T_EXIT_SKIP;
+	}
+	t_assert(t_wait_for(t_io_wq_workers() == 0), "no io-wq worker to start");
+	make_files(TMPFS);
+	make_files(RAMFS);
+
+	ret = io_uring_queue_init(8, &ring, 0);
+	t_assert(!ret, "queue_init: %d", ret);
+	t_assert(!io_uring_register_files_sparse(&ring, 5), "sparse table");
+	inline_cases();
+	stopped_cases();
+	linked_slots();
+	io_uring_queue_exit(&ring);
+
+	t_check_umount(TMPFS);
+	t_check_umount(RAMFS);
+	return t_exit();
+}
