@@ -4,7 +4,9 @@
  * bytes as read(2) reads them, its size, type and modification time, and
  * 304 for If-Modified-Since, with either send strategy (SPLICE through a
  * direct pipe, READ into registered buffers then SEND); a file that does
- * not exist is 404.
+ * not exist is 404. On the nofd kernel, whose SPLICE of cached pages
+ * completes inline, `auto` says that it sends a body of over 2 KiB with
+ * its head by SPLICE (a 4 KiB file is among the files checked).
  */
 #include "httpd.h"
 
@@ -79,6 +81,7 @@ int main(void)
 	t_write_file(ROOT "/big.bin", want, BIG);
 	/* 64 KiB + 1: one byte past a whole chunk */
 	t_write_file(ROOT "/chunk1.css", want, 65537);
+	t_write_file(ROOT "/four.html", want, 4096);
 
 	for (int m = 0; m < 3; m++) {
 		const char *argv[] = { "--send", modes[m], "-n", NULL };
@@ -95,6 +98,8 @@ int main(void)
 			   "application/octet-stream", modes[m]);
 		check_file(h.port, "/chunk1.css", ROOT "/chunk1.css",
 			   "text/css", modes[m]);
+		check_file(h.port, "/four.html", ROOT "/four.html",
+			   "text/html; charset=utf-8", modes[m]);
 		t_check_res(hc_get(h.port, "/nothing.txt", buf, sizeof(buf),
 				     &r), 404, "%s: GET of a missing file is 404",
 			    modes[m]);
@@ -103,6 +108,10 @@ int main(void)
 			    modes[m]);
 		t_check_res(httpd_stop(&h, SIGTERM), 0,
 			    "%s: SIGTERM: the server exits 0", modes[m]);
+		if (m == 0 && t_nofd_kernel())
+			t_check(strstr(h.log, "SPLICE completes inline here"),
+				"auto: the server found SPLICE inline and says "
+				"so");
 	}
 	return t_exit();
 }
