@@ -63,17 +63,23 @@ static ssize_t splice_way(enum way way, int in, int64_t off, int out,
 	return -EINVAL;
 }
 
-/* Read what @fd holds now (it is made non-blocking) into @o. */
-static void drain(int fd, struct outcome *o)
+/* Read @fd into @o until read(2) returns 0 or fails. */
+static void read_all(int fd, struct outcome *o)
 {
 	ssize_t n;
 
-	t_assert(!fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), "nb");
 	o->buf = malloc(4 * BIG);
 	t_assert(o->buf, "malloc");
 	o->len = 0;
 	while ((n = read(fd, o->buf + o->len, 4 * BIG - o->len)) > 0)
 		o->len += n;
+}
+
+/* Read what @fd holds now (it is made non-blocking) into @o. */
+static void drain(int fd, struct outcome *o)
+{
+	t_assert(!fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), "nb");
+	read_all(fd, o);
 }
 
 static void make_pipe(int p[2], int size)
@@ -133,18 +139,13 @@ struct reader {
 	struct outcome *o;
 };
 
+/* Read the socket to its end, after a while (a thread). */
 static void *read_later(void *arg)
 {
 	struct reader *r = arg;
-	ssize_t n;
 
 	usleep(100 * 1000);
-	r->o->buf = malloc(4 * BIG);
-	t_assert(r->o->buf, "malloc");
-	r->o->len = 0;
-	while ((n = read(r->fd, r->o->buf + r->o->len,
-			 4 * BIG - r->o->len)) > 0)
-		r->o->len += n;
+	read_all(r->fd, r->o);
 	return NULL;
 }
 
