@@ -6,14 +6,21 @@
  * (SPLICE_F_FD_IN_FIXED), and the two SPLICEs must return what splice(2)
  * returned and move the same bytes. A tmpfs file (also one with a hole)
  * into a pipe with room and a pipe's pages into a socket with room
- * complete without an io-wq worker ever being created. Then what stops
- * an inline attempt: a socket that fills up (the rest is spliced in
- * io-wq: still the whole pipe's worth, as splice(2) sends), a pipe that
- * holds less than asked or runs full, the end of the file, O_NONBLOCK
+ * complete without an io-wq worker ever being created. So does a
+ * socket that fills up: the SPLICE waits for room by poll and sends the
+ * whole pipe's worth, as splice(2) does, and when it is cancelled while
+ * it waits it returns what it moved, as splice(2) interrupted by a signal
+ * does; 64 of them waiting at once hold no worker (before kernel patch
+ * "io_uring/splice: wait for room in a socket by poll, not in io-wq" each
+ * held one). Then what stops an inline attempt and goes on in io-wq (some of
+ * them): a socket with a small buffer, filled many times over, a pipe
+ * that holds less than asked or runs full, the end of the file, O_NONBLOCK
  * ends that would block, a ramfs file (which does not say it can try),
  * and a linked file -> pipe -> socket chain of slots.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
 
 #include "test.h"
 
@@ -21,6 +28,8 @@
 #define RAMFS "/tmp/splice-nowait-ramfs"
 #define IN_SLOT 0
 #define BIG (1 << 20)
+#define WAITERS 64
+#define CHUNK (64 << 10)
 
 enum way { SYS, RING, RING_FIXED, NR_WAYS };
 
@@ -132,6 +141,7 @@ struct sock_case {
 	int sndbuf;		/* 0: the default */
 	bool reader;		/* a thread reads the socket, after a while */
 	bool pipe_nonblock, sock_full_nonblock;
+	bool cancel;		/* stop the splice after a while */
 };
 
 struct reader {
@@ -147,6 +157,48 @@ static void *read_later(void *arg)
 	usleep(100 * 1000);
 	read_all(r->fd, r->o);
 	return NULL;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Splice @len bytes from pipe @in to socket @out, which no one reads, and
+ * stop it after 100 ms: splice(2) by a signal, SPLICE by ASYNC_CANCEL.
+ */
+static ssize_t splice_stopped(enum way way, int in, int out, size_t len)
+{
+	struct itimerval later = { .it_value.tv_usec = 100 * 1000 };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	ssize_t res = -EINVAL;
+
+	if (way == SYS) {
+		t_assert(!sigaction(SIGALRM, &sa, NULL), "sigaction");
+		t_assert(!setitimer(ITIMER_REAL, &later, NULL), "setitimer");
+		return splice_way(way, in, -1, out, len);
+	}
+	if (way == RING_FIXED)
+		t_assert(io_uring_register_files_update(&ring, IN_SLOT, &in,
+							1) == 1, "slot");
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_splice(sqe, way == RING ? in : IN_SLOT, -1, out, -1, len,
+			     way == RING ? 0 : SPLICE_F_FD_IN_FIXED);
+	sqe->user_data = 1;
+	t_assert(io_uring_submit(&ring) == 1, "submit");
+	usleep(100 * 1000);
+	io_uring_prep_cancel64(io_uring_get_sqe(&ring), 1, 0);
+	t_assert(io_uring_submit(&ring) == 1, "submit cancel");
+	for (int i = 0; i < 2; i++) {
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		if (cqe->user_data == 1)
+			res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	return res;
 }
 
 static void pipe_to_socket(const struct sock_case *sc, enum way way,
@@ -178,7 +230,10 @@ static void pipe_to_socket(const struct sock_case *sc, enum way way,
 		r.o = o;
 		t_assert(!pthread_create(&th, NULL, read_later, &r), "thread");
 	}
-	o->res = splice_way(way, p[0], -1, sv[0], sc->len);
+	if (sc->cancel)
+		o->res = splice_stopped(way, p[0], sv[0], sc->len);
+	else
+		o->res = splice_way(way, p[0], -1, sv[0], sc->len);
 	shutdown(sv[0], SHUT_WR);
 	if (sc->reader) {
 		pthread_join(th, NULL);
@@ -259,6 +314,77 @@ static void inline_cases(void)
 		"created (%d)", ret);
 }
 
+/*
+ * WAITERS SPLICEs, each from a full pipe into a socket with a small buffer
+ * that no one reads, wait at once: they hold no io-wq worker, and each,
+ * cancelled, returns what its peer can read. (A unix socket takes one
+ * CHUNK of pipe pages whatever its buffer: each pipe holds two.)
+ */
+static void many_waiting(void)
+{
+	int p[WAITERS][2], sv[WAITERS][2], sndbuf = 4096, ret, bad = 0;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct outcome o;
+	ssize_t res;
+
+	for (int i = 0; i < WAITERS; i++) {
+		make_pipe(p[i], 2 * CHUNK);
+		fill_pipe(p[i], 2 * CHUNK);
+		t_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), "pair");
+		t_assert(!setsockopt(sv[i][0], SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				     sizeof(sndbuf)), "sndbuf");
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_splice(sqe, p[i][0], -1, sv[i][0], -1, 2 * CHUNK,
+				     0);
+		sqe->user_data = i;
+		t_assert(io_uring_submit(&ring) == 1, "submit");
+	}
+	usleep(100 * 1000);
+	ret = t_io_wq_workers();
+	t_check(ret == 0, "%d SPLICEs waiting for room hold no io-wq worker "
+		"(%d)", WAITERS, ret);
+	for (int i = 0; i < WAITERS; i++) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_cancel64(sqe, i, 0);
+		sqe->user_data = WAITERS;
+		t_assert(io_uring_submit(&ring) == 1, "submit cancel");
+		res = -EINVAL;
+		for (int n = 0; n < 2; n++) {
+			t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+			if (cqe->user_data == (unsigned int)i)
+				res = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		drain(sv[i][1], &o);
+		if (res <= 0 || res != (ssize_t)o.len)
+			bad++;
+		free(o.buf);
+		close(p[i][0]);
+		close(p[i][1]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	t_check(!bad, "each cancelled SPLICE returned what its peer can read "
+		"(%d did not)", bad);
+}
+
+static void polled_cases(void)
+{
+	const struct sock_case full = { .in_pipe = BIG, .len = BIG,
+					.reader = true };
+	const struct sock_case cancel = { .in_pipe = BIG, .len = BIG,
+					  .cancel = true };
+	int ret;
+
+	side_by_side("pipe -> socket that fills up", sc_fn, &full);
+	side_by_side("pipe -> socket no one reads, stopped", sc_fn, &cancel);
+	many_waiting();
+	ret = t_io_wq_workers();
+	t_check(ret == 0, "each waited for room by poll, no io-wq worker was "
+		"created (%d)", ret);
+}
+
 static void stopped_cases(void)
 {
 	const struct sock_case full = { .in_pipe = BIG, .len = BIG,
@@ -272,7 +398,7 @@ static void stopped_cases(void)
 	const struct file_case ram = { RAMFS "/big", 0, BIG / 2, BIG, 0 };
 	int ret;
 
-	side_by_side("pipe -> socket that fills up", sc_fn, &full);
+	side_by_side("pipe -> socket with 16 KiB of buffer", sc_fn, &full);
 	side_by_side("pipe holding less than asked -> socket", sc_fn, &less);
 	side_by_side("empty O_NONBLOCK pipe -> socket", sc_fn, &empty);
 	side_by_side("pipe -> full O_NONBLOCK socket", sc_fn, &busy);
@@ -352,6 +478,7 @@ int main(void)
 	t_assert(!ret, "queue_init: %d", ret);
 	t_assert(!io_uring_register_files_sparse(&ring, 5), "sparse table");
 	inline_cases();
+	polled_cases();
 	stopped_cases();
 	linked_slots();
 	io_uring_queue_exit(&ring);
