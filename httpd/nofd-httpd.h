@@ -88,6 +88,7 @@ struct options {
 	enum recv_mode recv;
 	unsigned int idle_ms, header_ms, send_ms;
 	const char *log;	/* NULL: off; "-": stdout */
+	unsigned int log_flush_ms;	/* how long a log line may wait */
 	bool defer;
 	bool stats;
 	unsigned int cache_files;	/* per thread; 0: no open-file cache */
@@ -237,6 +238,7 @@ struct worker {
 	/* access log: lines gather in log[fill]; the other is being written */
 	char log[2][LOG_MAX];
 	size_t log_len;
+	uint64_t log_since_ms;	/* when the first of log_len came */
 	int log_fill;
 	bool log_busy;
 	/* the multishot RECVs' provided buffers (NULL: a RECV per request) */

@@ -15,7 +15,8 @@ struct options opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
 	.max_conns = 512, .send = SEND_AUTO, .recv = RECV_SINGLE,
 	.idle_ms = 60000,
-	.header_ms = 10000, .send_ms = 30000, .log = "-", .defer = true,
+	.header_ms = 10000, .send_ms = 30000, .log = "-", .log_flush_ms = 1000,
+	.defer = true,
 	.cache_files = 256, .cache_valid_ms = 60000,
 };
 
@@ -65,6 +66,11 @@ static void usage(FILE *f, int status)
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"
 "  -n, --no-access-log    no access log\n"
+"      --log-flush MS     write the log's lines when 32 KiB have gathered\n"
+"                         or MS after the first (default 1000, as nginx's\n"
+"                         access_log flush=1s; 0: after each batch of\n"
+"                         completions); they wait at most MS plus a tick\n"
+"                         of the timeouts (up to 1 s)\n"
 "      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN\n"
 "                         (httpd/README.md has what each costs)\n"
 "      --stock            stock mode on the nofd kernel too: the root as one\n"
@@ -98,7 +104,7 @@ void parse_options(int argc, char **argv)
 {
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
-		O_VALID, O_STOCK, O_RECV,
+		O_VALID, O_STOCK, O_RECV, O_FLUSH,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -116,6 +122,7 @@ void parse_options(int argc, char **argv)
 		{ "file-cache-valid", required_argument, NULL, O_VALID },
 		{ "access-log", required_argument, NULL, 'l' },
 		{ "no-access-log", no_argument, NULL, 'n' },
+		{ "log-flush", required_argument, NULL, O_FLUSH },
 		{ "no-defer", no_argument, NULL, O_NODEFER },
 		{ "stock", no_argument, NULL, O_STOCK },
 		{ "stats", no_argument, NULL, O_STATS },
@@ -165,6 +172,8 @@ void parse_options(int argc, char **argv)
 			"--file-cache-valid", INT_MAX); break;
 		case 'l': opt.log = optarg; break;
 		case 'n': opt.log = NULL; break;
+		case O_FLUSH: opt.log_flush_ms = number(optarg, "--log-flush",
+							INT_MAX); break;
 		case O_NODEFER: opt.defer = false; break;
 		case O_STOCK: opt.stock = true; break;
 		case O_STATS: opt.stats = true; break;

@@ -124,6 +124,18 @@ static void log_flush(struct worker *w)
 	w->log_len = 0;
 }
 
+/*
+ * A WRITE of the log goes to io-wq on tmpfs and ext4 (no FMODE_NOWAIT;
+ * ext4 refuses IOCB_NOWAIT buffered writes), so lines are gathered and
+ * written opt.log_flush_ms after the first, as nginx's access_log buffer=
+ * flush= does, or when half the buffer is full.
+ */
+static void log_flush_due(struct worker *w)
+{
+	if (w->log_len && w->now_ms - w->log_since_ms >= opt.log_flush_ms)
+		log_flush(w);
+}
+
 static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 {
 	char host[INET6_ADDRSTRLEN] = "-", line[600], *l = w->log[w->log_fill];
@@ -155,6 +167,8 @@ static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 		w->log_dropped++;
 		return;
 	}
+	if (!w->log_len)
+		w->log_since_ms = w->now_ms;
 	len = snprintf(l + w->log_len, LOG_MAX - w->log_len,
 		       "%s - - [%02d/%s/%d:%02d:%02d:%02d +0000] \"%s\" %d %llu\n",
 		       host, tm.tm_mday,
@@ -1373,7 +1387,7 @@ void *worker_loop(void *arg)
 			    !io_uring_sq_ready(&w->ring))
 				break;
 		}
-		log_flush(w);
+		log_flush_due(w);
 		ret = io_uring_submit_and_wait_timeout(&w->ring, &cqe, 1, NULL,
 						       w->id ? NULL :
 						       &wait_mask);

@@ -3,7 +3,9 @@
  * Description: nofd-httpd's access log, opened as a direct descriptor,
  * has one common-log-format line per request, in order: the client's
  * address (SOCKET_URING_OP_GETSOCKNAME of the direct socket), the request
- * line, the status and the body bytes sent; -n writes none.
+ * line, the status and the body bytes sent; -n writes none. Lines wait
+ * for --log-flush MS after the first (nginx's access_log flush=), are
+ * written while the server runs once that has passed, and at exit.
  */
 #include "httpd.h"
 
@@ -11,6 +13,40 @@
 #define LOG "/tmp/httpd-log.log"
 
 static char buf[1 << 16];
+
+/* The log file holds at least one line. */
+static bool log_has_line(void)
+{
+	char b[4096];
+	ssize_t n = t_read_file(LOG, b, sizeof(b));
+
+	return n > 0 && memchr(b, '\n', n);
+}
+
+/* One request with --log-flush @ms: is its line written while we wait? */
+static void flush_after(const char *ms, bool soon)
+{
+	const char *argv[] = { "--access-log", LOG, "--threads", "1",
+			       "--log-flush", ms, NULL };
+	struct hc_resp r;
+	struct httpd h;
+
+	unlink(LOG);
+	httpd_start(&h, ROOT, argv);
+	hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	t_assert(r.status == 200, "GET /a.txt");
+	if (soon) {
+		t_check(t_wait_for(log_has_line()), "--log-flush %s: the line "
+			"is written while the server runs", ms);
+	} else {
+		usleep(300 * 1000);
+		t_check(!log_has_line(), "--log-flush %s: 300 ms after the "
+			"response its line still waits", ms);
+	}
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "--log-flush %s: exit 0", ms);
+	t_check(log_has_line(), "--log-flush %s: the line is in the log at "
+		"exit", ms);
+}
 
 int main(void)
 {
@@ -70,5 +106,9 @@ int main(void)
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "-n: exit 0");
 	t_check(t_read_file(LOG, buf, sizeof(buf)) == -ENOENT,
 		"-n: no log written");
+
+	flush_after("0", true);
+	flush_after("300", true);
+	flush_after("60000", false);
 	return t_exit();
 }
