@@ -241,7 +241,7 @@ static void make_nginx_conf(const char *name, const char *addr, bool cache)
 		"events { worker_connections 1024; }\n"
 		"http {\n"
 		"  types { text/html html; application/octet-stream bin; }\n"
-		"  access_log %s/%s-access.log buffer=32k flush=1s;\n"
+		"  access_log %s/%s-access.log combined buffer=32k flush=1s;\n"
 		"  sendfile on;\n  tcp_nopush on;\n"
 		"  keepalive_requests 1000000;\n"
 		"  client_body_temp_path %s/body;\n"
