@@ -46,6 +46,20 @@ struct outcome {
 	char *buf;
 };
 
+/* Prepare @sqe to splice as RING or RING_FIXED (@in put in IN_SLOT). */
+static void prep_way(struct io_uring_sqe *sqe, enum way way, int in,
+		     int64_t off, int out, size_t len)
+{
+	if (way == RING) {
+		io_uring_prep_splice(sqe, in, off, out, -1, len, 0);
+		return;
+	}
+	t_assert(io_uring_register_files_update(&ring, IN_SLOT, &in, 1) == 1,
+		 "slot");
+	io_uring_prep_splice(sqe, IN_SLOT, off, out, -1, len,
+			     SPLICE_F_FD_IN_FIXED);
+}
+
 /* Splice @len bytes from @in at @off (-1: no offset) to @out, one way. */
 static ssize_t splice_way(enum way way, int in, int64_t off, int out,
 			  size_t len)
@@ -53,23 +67,10 @@ static ssize_t splice_way(enum way way, int in, int64_t off, int out,
 	loff_t o = off;
 	ssize_t ret;
 
-	switch (way) {
-	case SYS:
-		ret = splice(in, off == -1 ? NULL : &o, out, NULL, len, 0);
-		return ret < 0 ? -errno : ret;
-	case RING:
-		return t_run(&ring, io_uring_prep_splice(t_sqe, in, off, out,
-							 -1, len, 0));
-	case RING_FIXED:
-		t_assert(io_uring_register_files_update(&ring, IN_SLOT, &in,
-							1) == 1, "slot");
-		return t_run(&ring, io_uring_prep_splice(t_sqe, IN_SLOT, off,
-							 out, -1, len,
-							 SPLICE_F_FD_IN_FIXED));
-	case NR_WAYS:
-		break;
-	}
-	return -EINVAL;
+	if (way != SYS)
+		return t_run(&ring, prep_way(t_sqe, way, in, off, out, len));
+	ret = splice(in, off == -1 ? NULL : &o, out, NULL, len, 0);
+	return ret < 0 ? -errno : ret;
 }
 
 /* Read @fd into @o until read(2) returns 0 or fails. */
@@ -181,12 +182,8 @@ static ssize_t splice_stopped(enum way way, int in, int out, size_t len)
 		t_assert(!setitimer(ITIMER_REAL, &later, NULL), "setitimer");
 		return splice_way(way, in, -1, out, len);
 	}
-	if (way == RING_FIXED)
-		t_assert(io_uring_register_files_update(&ring, IN_SLOT, &in,
-							1) == 1, "slot");
 	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_splice(sqe, way == RING ? in : IN_SLOT, -1, out, -1, len,
-			     way == RING ? 0 : SPLICE_F_FD_IN_FIXED);
+	prep_way(sqe, way, in, -1, out, len);
 	sqe->user_data = 1;
 	t_assert(io_uring_submit(&ring) == 1, "submit");
 	usleep(100 * 1000);
