@@ -122,7 +122,7 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-test: kernel-debug initramfs $(HOST) $(PLUGIN)
+test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs
 	tests/run.sh --kernel $(DEBUG)
 
 # The article's greeting chain, then nofd-httpd against nginx (httpd/demo.sh),

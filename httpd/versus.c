@@ -20,6 +20,7 @@
  *   versus [--quick] [--rounds=N] [--variants] [--only=N]
  *   versus --job=S,L,DURATION
  *   versus --native [--prefix=DIR] [--quick] [--rounds=N]
+ *   versus --nginx-conf
  *
  * --quick: one round; --only=N: servers[N] only (for debugging a server).
  * --native: on the machine it runs on (httpd/native.sh): nofd-httpd and
@@ -32,6 +33,9 @@
  * row "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
  * server's CPU time): what `make profile` profiles (profile/run.sh
  * --httpd).
+ * --nginx-conf: write nginx's two configurations (NGINX_DIR/off.conf and
+ * on.conf) and nothing else: make test has Debian's nginx (build/debs) read
+ * them with `nginx -t` (tests/run.sh): a line it refuses fails there.
  *
  * Output: a table, then the files table.md, results.csv, results.json and
  * chart.svg sent home (lib/frame.h), which httpd/demo.sh puts in
@@ -841,6 +845,7 @@ int main(int argc, char **argv)
 {
 	int job_s = -1, job_l = -1;
 	char job_dur[32] = "";
+	bool conf_only = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
@@ -849,6 +854,8 @@ int main(int argc, char **argv)
 			nserv = NSERVERS;
 		else if (!strcmp(argv[i], "--native"))
 			native = true;
+		else if (!strcmp(argv[i], "--nginx-conf"))
+			conf_only = true;
 		else if (!strncmp(argv[i], "--prefix=", 9))
 			prefix = argv[i] + 9;
 		else if (!strncmp(argv[i], "--only=", 7))
@@ -864,9 +871,12 @@ int main(int argc, char **argv)
 	if (only >= NSERVERS)
 		die("--only", -EINVAL);
 	signal(SIGPIPE, SIG_IGN);
-	make_site();
+	if (!conf_only)
+		make_site();
 	make_nginx_conf("off", servers[NGINX].addr, false);
 	make_nginx_conf("on", servers[NGINX + 1].addr, true);
+	if (conf_only)
+		return 0;
 	if (job_dur[0])
 		return run_job(job_s, job_l, job_dur);
 	if (only >= 0 && only >= nserv)

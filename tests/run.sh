@@ -43,8 +43,9 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 
 echo "TAP version 13"
 # the logscan samples, 2 apply-series checks, the liburing compile check,
-# the streaming check, the profiler check, the guest tests, 3 guest checks
-echo "1..$(( ${#logs[@]} + 5 + nr_tests + 3 ))"
+# the streaming check, the profiler check, the nginx configuration check,
+# the guest tests, 3 guest checks
+echo "1..$(( ${#logs[@]} + 6 + nr_tests + 3 ))"
 echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
@@ -137,7 +138,33 @@ else
 	sed 's/^/# /' "$prof.log" | tail -20
 fi
 
-# 5. The guest: every test binary under ktap-run. Its results are re-emitted
+# 6. The nginx configurations make demo measures against (httpd/versus.c)
+#    are ones nginx accepts: Debian's nginx, unpacked in build/debs, reads
+#    both with -t. No test starts nginx, and a refused line once reached
+#    the profiles before anything noticed.
+what="versus: nginx -t accepts both nginx configurations"
+had_dir=no
+[ -e /tmp/nginx ] && had_dir=yes
+bad=
+if ! build/bin/versus --nginx-conf >build/nginx-t.log 2>&1; then
+	bad=versus
+fi
+for conf in off on; do
+	[ -z "$bad" ] || break
+	LD_LIBRARY_PATH=build/debs/usr/lib/x86_64-linux-gnu \
+		build/debs/usr/sbin/nginx -t -q -e stderr -p /tmp/nginx \
+		-c /tmp/nginx/$conf.conf >>build/nginx-t.log 2>&1 || bad=$conf.conf
+done
+# /tmp/nginx is make versus-native's too: left alone if it was there
+[ $had_dir = yes ] || rm -rf /tmp/nginx
+if [ -z "$bad" ]; then
+	result ok "$what"
+else
+	result "not ok" "$what ($bad)"
+	sed 's/^/# /' build/nginx-t.log | tail -20
+fi
+
+# 7. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the
 #    tests' own output) pass through.
 guest_plan=0 ran=0
