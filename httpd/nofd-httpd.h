@@ -210,6 +210,7 @@ struct conn {
 	uint64_t chain_body;		/* body bytes the chain in flight sends */
 	uint64_t sent;			/* body bytes sent, for the log */
 	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
+	bool pipe_sized;		/* PIPE was asked for a size */
 	int pipe_fd;			/* pipe_wr installed, for its size */
 	int pipe_size;			/* what one SPLICE pair moves */
 	unsigned int pipe_want;		/* the size asked for */
@@ -259,6 +260,7 @@ struct worker {
 	unsigned long requests, accepted, rejected, log_dropped;
 	unsigned long cache_hits, cache_misses;
 	unsigned long recv_pauses, recv_starved;
+	unsigned long pipes_small, no_pipe;
 };
 
 extern struct worker *workers;

@@ -477,23 +477,24 @@ static void respond_redirect(struct worker *w, struct conn *c)
  * pair moves a pipe's worth, 2 SPLICEs per MiB with a 1 MiB pipe where
  * the default 64 KiB makes 32 (each a hand-off to io-wq before series
  * v7; now only the part the socket has no room for is). PIPE
- * sizes it on the nofd kernel; elsewhere its write end is installed as a
- * descriptor for the time F_SETPIPE_SZ takes (on_pipe()).
+ * sizes it on the nofd kernel (@sized); elsewhere its write end is
+ * installed as a descriptor for the time F_SETPIPE_SZ takes (on_pipe()).
  */
-static void make_pipe(struct worker *w, struct conn *c)
+static void make_pipe(struct worker *w, struct conn *c, bool sized)
 {
 	uint64_t want = c->file_left;
 	struct io_uring_sqe *sqe;
 
 	c->phase = PH_PIPE;
 	c->pipe_open = true;
+	c->pipe_sized = sized;
 	c->pipe_size = 0;
 	c->pipe_fd = -ECANCELED;
 	c->pipe_want = want < CHUNK ? CHUNK : want < PIPE_MAX ? want : PIPE_MAX;
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_PIPE);
 	io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0, c->pipe_rd);
-	if (kc.pipe_size) {
+	if (sized) {
 		io_uring_sqe_set_pipe_size(sqe, c->pipe_want);
 		return;
 	}
@@ -504,21 +505,38 @@ static void make_pipe(struct worker *w, struct conn *c)
 
 static void send_chunk(struct worker *w, struct conn *c, bool first);
 
+/*
+ * PIPE refuses a size the user may not have, as fcntl() does (over
+ * pipe-user-pages-soft without CAP_SYS_RESOURCE): then a pipe as it comes,
+ * enlarged by fcntl() where it may be, else used at the size it has
+ * (F_GETPIPE_SZ). Without a pipe of known size (none could be made: over
+ * pipe-user-pages-hard; or no descriptor to ask) the body goes by
+ * READ+SEND. A SPLICE pair must not ask for more than the pipe holds: it
+ * would come up short, as a truncated file does.
+ */
 static void on_pipe(struct worker *w, struct conn *c)
 {
-	if (!c->pipe_open) {
-		respond_error(w, c, 500);
+	if (!c->pipe_open && c->pipe_sized) {
+		make_pipe(w, c, false);
 		return;
 	}
-	/* refused (a user over pipe-user-pages-soft): the size it has */
-	if (c->pipe_fd >= 0) {
+	if (c->pipe_open && c->pipe_fd >= 0) {
 		c->pipe_size = fcntl(c->pipe_fd, F_SETPIPE_SZ, c->pipe_want);
 		if (c->pipe_size <= 0)
 			c->pipe_size = fcntl(c->pipe_fd, F_GETPIPE_SZ);
 		close(c->pipe_fd);
 	}
-	if (c->pipe_size <= 0)
-		c->pipe_size = CHUNK;	/* the default pipe */
+	if (c->pipe_open && c->pipe_size <= 0) {
+		close_slot(w, c, c->pipe_rd);
+		close_slot(w, c, c->pipe_wr);
+		c->pipe_open = false;
+	}
+	if (c->pipe_open && (unsigned int)c->pipe_size < c->pipe_want)
+		w->pipes_small++;
+	if (!c->pipe_open) {
+		w->no_pipe++;
+		c->use_read = true;
+	}
 	send_chunk(w, c, true);
 }
 
@@ -531,7 +549,7 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 	int sock = conn_slot(w, c);
 
 	if (!c->use_read && !c->pipe_open) {
-		make_pipe(w, c);
+		make_pipe(w, c, kc.pipe_size);
 		return;
 	}
 	c->phase = PH_SEND;
@@ -542,8 +560,14 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 		if (hl)
 			memcpy(c->body, c->out, hl);
 		sqe = sqe_for(w, c, OP_READ);
-		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
-					 c->file_off, 0);
+		/* --send splice registers no buffers: READ, for want of a
+		 * pipe (on_pipe()) */
+		if (opt.send != SEND_SPLICE)
+			io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl,
+						 n, c->file_off, 0);
+		else
+			io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
+					   c->file_off);
 		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 		sqe = sqe_for(w, c, OP_SEND);
 		io_uring_prep_send(sqe, sock, c->body, hl + n,
@@ -1241,9 +1265,10 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_SPLICE_OUT:
 	case OP_PIPE:
 		/* short or failed: a file changed under us, or the peer left
-		 * (SEND waits for all of it, PIPE's result is 0) */
-		if (res < 0 || (op != OP_SEND && op != OP_PIPE &&
-				(size_t)res != c->body_len))
+		 * (SEND waits for all of it); on_pipe() answers a PIPE that
+		 * failed */
+		if (op != OP_PIPE && (res < 0 || (op != OP_SEND &&
+				      (size_t)res != c->body_len)))
 			c->failed = true;
 		/* the file gave less than its STATX said */
 		if ((op == OP_READ || op == OP_SPLICE_IN) &&

@@ -10,6 +10,7 @@
 #define NOFD_TEST_HTTPD_H
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -45,11 +46,13 @@ static inline bool httpd_stock(void)
 /*
  * Start the server on @root with the options in @argv (NULL-terminated,
  * may be NULL): --port 0 and --addr 127.0.0.1 are added, and --stock
- * under tests/httpd-stock. Fails the test when it does not announce its
- * port, or announces stock mode on the nofd kernel unasked.
+ * under tests/httpd-stock. @uid: not -1, it runs as that user and group
+ * (with no limit on locked memory: its registered buffers). Fails the
+ * test when it does not announce its port, or announces stock mode on
+ * the nofd kernel unasked.
  */
-static inline void httpd_start(struct httpd *h, const char *root,
-			       const char *const *argv)
+static inline void httpd_start_as(struct httpd *h, const char *root,
+				  const char *const *argv, uid_t uid)
 {
 	const char *args[32] = { HTTPD_BIN, "--port", "0", "--addr",
 				 "127.0.0.1", "--root", root, "--stock" };
@@ -64,9 +67,15 @@ static inline void httpd_start(struct httpd *h, const char *root,
 	h->pid = fork();
 	t_assert(h->pid >= 0, "fork");
 	if (!h->pid) {
+		struct rlimit all = { RLIM_INFINITY, RLIM_INFINITY };
+
 		dup2(p[1], 2);
 		close(p[0]);
 		close(p[1]);
+		if (uid != (uid_t)-1 &&
+		    (setrlimit(RLIMIT_MEMLOCK, &all) || setgid(uid) ||
+		     setuid(uid)))
+			_exit(126);
 		execv(HTTPD_BIN, (char **)args);
 		_exit(127);
 	}
@@ -84,6 +93,12 @@ static inline void httpd_start(struct httpd *h, const char *root,
 	t_assert(httpd_stock() == (strstr(line, ", stock mode") != NULL) ||
 		 (!httpd_stock() && !t_nofd_kernel()),
 		 "the mode nofd-httpd announced: '%s'", line);
+}
+
+static inline void httpd_start(struct httpd *h, const char *root,
+			       const char *const *argv)
+{
+	httpd_start_as(h, root, argv, (uid_t)-1);
 }
 
 /*
