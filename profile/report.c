@@ -4,7 +4,8 @@
  * from insn-prof counts of runs that differ only in how many operations
  * they did.
  *
- *   report [-g GROUPS] SYSTEM_MAP OPS TOP COUNTS_1 COUNTS_2 [COUNTS_3...]
+ *   report [-g GROUPS] [-u USER_MAP] SYSTEM_MAP OPS TOP COUNTS_1 COUNTS_2
+ *          [COUNTS_3...]
  *
  * COUNTS_k is insn-prof's output for a guest run of k * OPS operations
  * (or, with OPS a list OPS_1,OPS_2,..., of OPS_k operations): the boot,
@@ -14,12 +15,20 @@
  * per operation and the spread of the total over the estimates
  * (lib/stats.h). Addresses in the kernel's text are named
  * from SYSTEM_MAP (static functions of the same name are one row); user
- * space is one line. GROUPS (profile/groups.txt) names groups of functions
- * by a regular expression each: their sums come first. Prints Markdown.
+ * space is one line, but for the addresses USER_MAP names: the text
+ * symbols of a static, non-PIE program in System.map's format, with
+ * _stext and _etext around them (profile/run.sh makes it from the server's
+ * or bench-run's binary), each named "PROGRAM: FUNCTION", PROGRAM being
+ * USER_MAP's file name without ".map". Such a program runs at the same
+ * addresses in every process that runs it: the guest's other static
+ * programs (init, versus) run there too, but not per operation. GROUPS
+ * (profile/groups.txt) names groups of functions by a regular expression
+ * each: their sums come first. Prints Markdown.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,14 +45,20 @@ struct sym {
 	double count[MAX_RUNS];
 };
 
-static struct sym *syms;
-static size_t nsyms;
-static uint64_t stext, etext;
+/* A map's text symbols, sorted, and the text's bounds */
+struct map {
+	struct sym *syms;
+	size_t nsyms;
+	uint64_t stext, etext;
+	bool user;
+};
+
+static struct map kmap, umap = { .user = true };
 
 /* The extra lines: user space and kernel addresses outside the text */
 enum { USER, OTHER, EXTRA };
 static double extra[EXTRA][MAX_RUNS];
-static const char *const extra_name[EXTRA] = {
+static const char *extra_name[EXTRA] = {
 	"[user space]", "[kernel, outside the text]"
 };
 
@@ -54,7 +69,23 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void read_map(const char *path)
+/* "PROGRAM: FUNCTION" for a user map's symbols: no group matches it */
+static char *sym_name(const char *name, const char *map_path, bool user)
+{
+	const char *base = strrchr(map_path, '/');
+	char *out;
+	int n;
+
+	if (!user)
+		return strdup(name);
+	base = base ? base + 1 : map_path;
+	n = strcspn(base, ".");
+	if (asprintf(&out, "%.*s: %s", n, base, name) < 0)
+		return NULL;
+	return out;
+}
+
+static void read_map(const char *path, struct map *m)
 {
 	char line[512], type, name[256];
 	size_t cap = 0;
@@ -68,40 +99,49 @@ static void read_map(const char *path)
 			   name) != 3)
 			continue;
 		if (!strcmp(name, "_stext"))
-			stext = addr;
+			m->stext = addr;
 		if (!strcmp(name, "_etext"))
-			etext = addr;
+			m->etext = addr;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		if (nsyms == cap) {
+		if (m->nsyms == cap) {
 			cap = cap ? 2 * cap : 4096;
-			syms = realloc(syms, cap * sizeof(*syms));
-			if (!syms)
+			m->syms = realloc(m->syms, cap * sizeof(*m->syms));
+			if (!m->syms)
 				die("realloc", -ENOMEM);
 		}
-		syms[nsyms] = (struct sym){ .addr = addr, .name = strdup(name) };
-		nsyms++;
+		m->syms[m->nsyms] = (struct sym){ .addr = addr,
+			.name = sym_name(name, path, m->user) };
+		if (!m->syms[m->nsyms].name)
+			die("strdup", -ENOMEM);
+		m->nsyms++;
 	}
 	fclose(f);
-	if (!nsyms || !stext || etext <= stext)
-		die("no kernel text symbols in the System.map", -EINVAL);
-	qsort(syms, nsyms, sizeof(*syms), by_addr);
+	if (!m->nsyms || !m->stext || m->etext <= m->stext)
+		die(m->user ? "no text symbols between _stext and _etext in "
+			"the user map" : "no kernel text symbols in the "
+			"System.map", -EINVAL);
+	if (m->user && m->etext > USER_END)
+		die("the user map's text is not in user space", -EINVAL);
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), by_addr);
 }
 
-/* The function @addr is in: the last symbol at or below it. */
-static struct sym *lookup(uint64_t addr)
+/* The function @addr of @m's text is in: the last symbol at or below it. */
+static struct sym *lookup(const struct map *m, uint64_t addr)
 {
-	size_t lo = 0, hi = nsyms;
+	size_t lo = 0, hi = m->nsyms;
 
+	if (!m->nsyms || addr < m->stext || addr >= m->etext)
+		return NULL;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 
-		if (syms[mid].addr <= addr)
+		if (m->syms[mid].addr <= addr)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	return syms[lo].addr <= addr ? &syms[lo] : NULL;
+	return m->syms[lo].addr <= addr ? &m->syms[lo] : NULL;
 }
 
 static void read_counts(const char *path, int run)
@@ -112,10 +152,10 @@ static void read_counts(const char *path, int run)
 	if (!f)
 		die(path, -errno);
 	while (fscanf(f, "%" SCNx64 " %" SCNu64, &addr, &count) == 2) {
-		struct sym *s = NULL;
+		struct sym *s = lookup(&kmap, addr);
 
-		if (addr >= stext && addr < etext)
-			s = lookup(addr);
+		if (!s)
+			s = lookup(&umap, addr);
 		if (s)
 			s->count[run] += count;
 		else
@@ -238,50 +278,77 @@ static void read_ops(const char *arg, int runs)
 			    -EINVAL);
 }
 
+/* @m's symbols as rows of their cost per operation; the sum */
+static double add_rows(const struct map *m, struct row *rows, size_t *nrows,
+		       int runs)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < m->nsyms; i++) {
+		double v = per_op(m->syms[i].count, runs);
+
+		sum += v;
+		if (v != 0)
+			rows[(*nrows)++] = (struct row){ m->syms[i].name, v };
+	}
+	return sum;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: report [-g GROUPS] [-u USER_MAP] SYSTEM_MAP "
+		"OPS TOP COUNTS_1 COUNTS_2 [COUNTS_3...] (at most %d)\n",
+		MAX_RUNS);
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
-	double est[MAX_RUNS] = { 0 }, total, kernel = 0;
+	double est[MAX_RUNS] = { 0 }, total, kernel, user;
+	const char *user_map = NULL;
 	struct row *rows;
 	size_t nrows = 0;
 	int runs, top;
 
-	if (argc > 2 && !strcmp(argv[1], "-g")) {
-		read_groups(argv[2]);
+	while (argc > 2 && (!strcmp(argv[1], "-g") || !strcmp(argv[1], "-u"))) {
+		if (argv[1][1] == 'g')
+			read_groups(argv[2]);
+		else
+			user_map = argv[2];
 		argc -= 2;
 		argv += 2;
 	}
-	if (argc < 6 || argc - 4 > MAX_RUNS) {
-		fprintf(stderr, "usage: report [-g GROUPS] SYSTEM_MAP OPS TOP "
-			"COUNTS_1 COUNTS_2 [COUNTS_3...] (at most %d)\n",
-			MAX_RUNS);
-		return 2;
-	}
+	if (argc < 6 || argc - 4 > MAX_RUNS)
+		usage();
 	top = atoi(argv[3]);
 	runs = argc - 4;
 	read_ops(argv[2], runs);
-	read_map(argv[1]);
+	read_map(argv[1], &kmap);
+	if (user_map) {
+		read_map(user_map, &umap);
+		extra_name[USER] = "[user space, other programs]";
+	}
 	for (int r = 0; r < runs; r++)
 		read_counts(argv[4 + r], r);
 
 	/* the total per estimate, for the spread */
 	for (int r = 1; r < runs; r++) {
-		for (size_t i = 0; i < nsyms; i++)
-			est[r] += syms[i].count[r] - syms[i].count[r - 1];
+		for (size_t i = 0; i < kmap.nsyms; i++)
+			est[r] += kmap.syms[i].count[r] -
+				  kmap.syms[i].count[r - 1];
+		for (size_t i = 0; i < umap.nsyms; i++)
+			est[r] += umap.syms[i].count[r] -
+				  umap.syms[i].count[r - 1];
 		for (int e = 0; e < EXTRA; e++)
 			est[r] += extra[e][r] - extra[e][r - 1];
 		est[r] /= ops[r] - ops[r - 1];
 	}
 
-	rows = calloc(nsyms + EXTRA, sizeof(*rows));
+	rows = calloc(kmap.nsyms + umap.nsyms + EXTRA, sizeof(*rows));
 	if (!rows)
 		die("calloc", -ENOMEM);
-	for (size_t i = 0; i < nsyms; i++) {
-		double v = per_op(syms[i].count, runs);
-
-		kernel += v;
-		if (v != 0)
-			rows[nrows++] = (struct row){ syms[i].name, v };
-	}
+	kernel = add_rows(&kmap, rows, &nrows, runs);
+	user = add_rows(&umap, rows, &nrows, runs);
 	for (int e = 0; e < EXTRA; e++) {
 		double v = per_op(extra[e], runs);
 
@@ -289,14 +356,17 @@ int main(int argc, char **argv)
 			kernel += v;
 		rows[nrows++] = (struct row){ extra_name[e], v };
 	}
-	total = kernel + per_op(extra[USER], runs);
+	total = kernel + user + per_op(extra[USER], runs);
 	nrows = merge(rows, nrows);
 	qsort(rows, nrows, sizeof(*rows), by_cost);
 	sum_groups(rows, nrows);
 
 	printf("%.0f instructions per operation (kernel %.0f, user space "
-	       "%.0f); %d estimate%s, from runs of %.0f", total, kernel,
-	       total - kernel, runs - 1, runs > 2 ? "s" : "", ops[0]);
+	       "%.0f", total, kernel, total - kernel);
+	if (user_map)
+		printf(", %.0f of it in the program of the user map", user);
+	printf("); %d estimate%s, from runs of %.0f", runs - 1,
+	       runs > 2 ? "s" : "", ops[0]);
 	for (int r = 1; r < runs; r++)
 		printf("%s%.0f", r == runs - 1 ? " and " : ", ", ops[r]);
 	printf(" operations");

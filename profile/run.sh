@@ -21,7 +21,11 @@
 # kernel functions from the image's System.map and prints the sums of the
 # groups in profile/groups.txt, then the T (default 25) costliest
 # functions per operation, with the spread of the K - 1 estimates of the
-# total. Before them, from the measured process's own clocks: its
+# total; the measured program's own functions by name too where it is one
+# of ours and the only one of ours the job runs (nofd-httpd, files,
+# dirwalk: static binaries at the same addresses in every process; the
+# conn jobs' client is static too), from its symbols (DIR/PROGRAM.map).
+# Before them, from the measured process's own clocks: its
 # instructions per operation and, for benchmark jobs, the share its io-wq
 # workers ran. Output, counts and the table (profile.md) in DIR (default
 # build/profile/WORKLOAD-MODE-PARAM or build/profile/httpd-S-L; QEMU's
@@ -56,13 +60,35 @@ if [ -n "$httpd" ]; then
 	name=httpd-${httpd//,/-}
 	initrd=$top/build/initramfs-demo.cpio.gz
 	disk=(--disk 256)	# the site on ext4, as in make demo
+	case ${httpd%%,*} in
+	2|3) program= ;;	# nginx
+	*) program=nofd-httpd ;;
+	esac
 else
 	name=${job//,/-}
 	initrd=$top/build/initramfs.cpio.gz
+	case ${job%%,*} in
+	files|stat|thfiles|files-dt) program=files ;;
+	walk) program=dirwalk ;;
+	*) program= ;;	# conn-server and conn-client, both static
+	esac
 fi
 out=${out:-$top/build/profile/$name}
 case $out in *,*) echo "profile: $out: a path with a comma" >&2; exit 2 ;; esac
 rm -rf "$out" && mkdir -p "$out"
+
+# The program's text symbols as profile/report.c reads a System.map, between
+# _stext and _etext: the bounds of its .text section
+user_map=()
+bin=$top/build/bin/$program
+if [ -n "$program" ] && [ -f "$bin" ]; then
+	read -r start size < <(objdump -h "$bin" | awk '$2 == ".text" { print $4, $3 }')
+	{
+		printf '%x T _stext\n%x T _etext\n' $((16#$start)) $((16#$start + 16#$size))
+		nm -n "$bin" | awk '$2 ~ /^[tTwW]$/'
+	} >"$out/$program.map"
+	user_map=(-u "$out/$program.map")
+fi
 
 counts=()
 for k in $(seq 1 "$runs"); do
@@ -110,6 +136,6 @@ fi
 					cpu ? 100 * wq / cpu : 0, cpu - wq
 		}' "$out/jobs.csv"
 	echo "the whole guest (every process, kernel threads, interrupts):"
-	"$top/build/host/profile-report" -g "$top/profile/groups.txt" "$map" \
-		"$ops_list" "$ntop" "${counts[@]}"
+	"$top/build/host/profile-report" -g "$top/profile/groups.txt" \
+		"${user_map[@]}" "$map" "$ops_list" "$ntop" "${counts[@]}"
 } | tee "$out/profile.md"
