@@ -125,8 +125,12 @@ static const struct load loads[] = {
 	{ "1 MiB keep-alive", "/big.bin", false, 16, false },
 	{ "10000 files of 4 KiB", "/tmp/many.lua", false, 16, true },
 	{ "1 KiB over 256 connections", "/page.html", false, 256, false },
+	/* for --job only (make profile): not in the demo's table */
+	{ "2 KiB keep-alive", "/two.html", false, 16, false },
+	{ "4 KiB close", "/many/0.html", true, 16, false },
 };
-#define NLOADS (int)(sizeof(loads) / sizeof(loads[0]))
+#define NLOADS 5	/* the demo's */
+#define NJOB_LOADS (int)(sizeof(loads) / sizeof(loads[0]))
 
 struct result {
 	double rps[MAX_ROUNDS], p50[MAX_ROUNDS], p99[MAX_ROUNDS];
@@ -199,6 +203,7 @@ static void make_site(void)
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = 'a' + i % 26;
 	write_file(SITE "/big.bin", big, sizeof(big));
+	write_file(SITE "/two.html", big, 2048);
 	for (int i = 0; i < 50; i++) {
 		snprintf(path, sizeof(path), SITE "/list/file-%02d.txt", i);
 		write_file(path, page, 100 + i);
@@ -787,7 +792,7 @@ static int run_job(int s, int l, const char *dur)
 	double cpu0, cpu1;
 	int npids, fd, status;
 
-	if (s < 0 || s >= NSERVERS || l < 0 || l >= NLOADS)
+	if (s < 0 || s >= NSERVERS || l < 0 || l >= NJOB_LOADS)
 		die("--job: no such server or load", -EINVAL);
 	pid = start_server(s, pids, &npids);
 	waitpid(start_wrk(s, l, "1s", &fd), &status, 0);	/* warm-up */
