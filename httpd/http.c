@@ -294,12 +294,115 @@ const char *http_content_type(const char *path)
 	return "application/octet-stream";
 }
 
+static const char month_name[12][4] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+/* The formats have four digits for the year: 0000-01-01 to 9999-12-31 */
+#define YEAR_0		-62167219200L
+#define YEAR_10000	253402300800L
+
+/* @t in UTC, without gmtime_r()'s time zone lock and tables; clamped to
+ * the years the formats can write */
+struct civil {
+	long year;
+	int month, day, wday;		/* month 0-11, wday 0 Sunday */
+	int hour, min, sec;
+};
+
+static long floor_div(long a, long b)
+{
+	return a / b - (a % b < 0);
+}
+
+static struct civil civil_time(time_t t)
+{
+	long days, secs, era, day, year, yday, m;
+	struct civil c;
+
+	if (t < YEAR_0)
+		t = YEAR_0;
+	if (t >= YEAR_10000)
+		t = YEAR_10000 - 1;
+	days = floor_div(t, 86400);
+	secs = t - days * 86400;
+	c.hour = secs / 3600;
+	c.min = secs / 60 % 60;
+	c.sec = secs % 60;
+	c.wday = (days + 4 - floor_div(days + 4, 7) * 7);  /* 1970-01-01: Thu */
+	/*
+	 * Count from 1 March 0000, so that February, with its leap day,
+	 * ends the year: a 400-year era is 146,097 days, and within one the
+	 * year of day D is (D - D/1460 + D/36524 - D/146096) / 365, which
+	 * takes out the leap days before it (every 4th year, not every
+	 * 100th, every 400th).
+	 */
+	days += 719468;		/* 0000-03-01 to 1970-01-01 */
+	era = floor_div(days, 146097);
+	day = days - era * 146097;
+	year = (day - day / 1460 + day / 36524 - day / 146096) / 365;
+	yday = day - (365 * year + year / 4 - year / 100);	/* from 1 March */
+	m = (5 * yday + 2) / 153;		/* 0 March .. 11 February */
+	c.day = yday - (153 * m + 2) / 5 + 1;
+	c.month = m < 10 ? m + 2 : m - 10;
+	c.year = era * 400 + year + (c.month < 2);
+	return c;
+}
+
+static char *put2(char *p, int v)
+{
+	p[0] = '0' + v / 10;
+	p[1] = '0' + v % 10;
+	return p + 2;
+}
+
+static char *put_year(char *p, long year)
+{
+	p = put2(p, year / 100);
+	return put2(p, year % 100);
+}
+
 void http_date(time_t t, char out[HTTP_DATE_LEN])
 {
-	struct tm tm;
+	static const char wday_name[7][4] = {
+		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat",
+	};
+	struct civil c = civil_time(t);
+	char *p = out;
 
-	gmtime_r(&t, &tm);
-	strftime(out, HTTP_DATE_LEN, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	memcpy(p, wday_name[c.wday], 3);
+	memcpy(p + 3, ", ", 2);
+	p = put2(p + 5, c.day);
+	*p++ = ' ';
+	memcpy(p, month_name[c.month], 3);
+	p[3] = ' ';
+	p = put_year(p + 4, c.year);
+	*p++ = ' ';
+	p = put2(p, c.hour);
+	*p++ = ':';
+	p = put2(p, c.min);
+	*p++ = ':';
+	p = put2(p, c.sec);
+	memcpy(p, " GMT", 5);
+}
+
+void http_log_date(time_t t, char out[HTTP_LOG_DATE_LEN])
+{
+	struct civil c = civil_time(t);
+	char *p = put2(out, c.day);
+
+	*p++ = '/';
+	memcpy(p, month_name[c.month], 3);
+	p[3] = '/';
+	p = put_year(p + 4, c.year);
+	*p++ = ':';
+	p = put2(p, c.hour);
+	*p++ = ':';
+	p = put2(p, c.min);
+	*p++ = ':';
+	p = put2(p, c.sec);
+	memcpy(p, " +0000", 7);
 }
 
 time_t http_parse_date(const char *s, size_t len)

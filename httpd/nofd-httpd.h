@@ -235,7 +235,8 @@ struct worker {
 	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
 	uint64_t next_sweep_ms;
 	time_t now;
-	char date[HTTP_DATE_LEN];
+	char date[HTTP_DATE_LEN];		/* now, for the Date header */
+	char log_date[HTTP_LOG_DATE_LEN];	/* and for the log */
 	/* access log: lines gather in log[fill]; the other is being written */
 	char log[2][LOG_MAX];
 	size_t log_len;

@@ -136,47 +136,88 @@ static void log_flush_due(struct worker *w)
 		log_flush(w);
 }
 
+static bool log_plain(unsigned char ch)
+{
+	return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+}
+
+/* The request line, quotes and controls escaped, at most 512 bytes of it */
+static void log_line_escaped(struct http_out *o, struct conn *c)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *s = c->hr.line, *end = s + c->hr.line_len;
+	char *start = o->p;
+
+	if (!c->hr.line_len) {
+		http_put(o, "-", 1);
+		return;
+	}
+	while (s < end && o->p - start < 512) {
+		size_t room = 512 - (o->p - start);
+		const char *run = s;
+
+		while (s < end && (size_t)(s - run) < room && log_plain(*s))
+			s++;
+		if (s > run) {
+			http_put(o, run, s - run);
+		} else {
+			unsigned char ch = *s++;
+			char esc[4] = { '\\', 'x', hex[ch >> 4], hex[ch & 15] };
+
+			http_put(o, esc, 4);
+		}
+	}
+}
+
+/* The client's address; an IPv4 one without inet_ntop()'s sprintf() */
+static void log_host(struct http_out *o, struct conn *c)
+{
+	char host[INET6_ADDRSTRLEN] = "-";
+
+	if (!c->peer_len) {
+		http_put(o, "-", 1);
+	} else if (c->peer.sin6_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)&c->peer;
+		const unsigned char *a = (const void *)&in->sin_addr;
+
+		for (int i = 0; i < 4; i++) {
+			if (i)
+				http_put(o, ".", 1);
+			http_put_uint(o, a[i]);
+		}
+	} else {
+		inet_ntop(AF_INET6, &c->peer.sin6_addr, host, sizeof(host));
+		http_put_str(o, host);
+	}
+}
+
 static void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 {
-	char host[INET6_ADDRSTRLEN] = "-", line[600], *l = w->log[w->log_fill];
-	struct tm tm;
-	size_t n = 0;
+	char *l = w->log[w->log_fill];
+	struct http_out o;
 	int len;
 
 	if (!opt.log)
 		return;
-	if (c->peer_len && c->peer.sin6_family == AF_INET) {
-		struct sockaddr_in *in = (void *)&c->peer;
-
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-	} else if (c->peer_len) {
-		inet_ntop(AF_INET6, &c->peer.sin6_addr, host, sizeof(host));
-	}
-	/* the request line, quotes and controls escaped, at most 512 bytes */
-	for (size_t i = 0; i < c->hr.line_len && n < 512; i++) {
-		unsigned char ch = c->hr.line[i];
-
-		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
-			n += snprintf(line + n, 5, "\\x%02x", ch);
-		else
-			line[n++] = ch;
-	}
-	line[n] = '\0';
-	gmtime_r(&w->now, &tm);
 	if (LOG_MAX - w->log_len < 800) {
 		w->log_dropped++;
 		return;
 	}
 	if (!w->log_len)
 		w->log_since_ms = w->now_ms;
-	len = snprintf(l + w->log_len, LOG_MAX - w->log_len,
-		       "%s - - [%02d/%s/%d:%02d:%02d:%02d +0000] \"%s\" %d %llu\n",
-		       host, tm.tm_mday,
-		       (const char *[]){ "Jan", "Feb", "Mar", "Apr", "May",
-			"Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-			"Dec" }[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour,
-		       tm.tm_min, tm.tm_sec, c->hr.line_len ? line : "-",
-		       c->status, (unsigned long long)bytes);
+	/* "HOST - - [DATE] "LINE" STATUS BYTES", as nginx's "common" */
+	o = (struct http_out){ l + w->log_len, l + LOG_MAX };
+	log_host(&o, c);
+	http_put(&o, " - - [", 6);
+	http_put(&o, w->log_date, HTTP_LOG_DATE_LEN - 1);
+	http_put(&o, "] \"", 3);
+	log_line_escaped(&o, c);
+	http_put(&o, "\" ", 2);
+	http_put_uint(&o, c->status);
+	http_put(&o, " ", 1);
+	http_put_uint(&o, bytes);
+	http_put(&o, "\n", 1);
+	len = o.p - (l + w->log_len);
 	w->log_len += len;
 	if (w->log_len > LOG_MAX / 2)
 		log_flush(w);
@@ -394,20 +435,27 @@ static void send_out(struct worker *w, struct conn *c, const char *body,
 static void write_head(struct worker *w, struct conn *c, int status,
 		       const char *type, uint64_t length, const char *extra)
 {
-	char body_lines[128] = "";
-	int n;
+	struct http_out o = { c->out, c->out + OUT_MAX };
 
-	if (type)
-		snprintf(body_lines, sizeof(body_lines), "Content-Type: %s\r\n"
-			 "Content-Length: %llu\r\n", type,
-			 (unsigned long long)length);
 	c->status = status;
-	n = snprintf(c->out, OUT_MAX,
-		     "HTTP/1.1 %d %s\r\nServer: nofd-httpd\r\nDate: %s\r\n"
-		     "%s%sConnection: %s\r\n\r\n",
-		     status, http_reason(status), w->date, body_lines,
-		     extra ? extra : "", c->keepalive ? "keep-alive" : "close");
-	c->out_len = n < OUT_MAX ? n : OUT_MAX - 1;
+	http_put_str(&o, "HTTP/1.1 ");
+	http_put_uint(&o, status);
+	http_put(&o, " ", 1);
+	http_put_str(&o, http_reason(status));
+	http_put_str(&o, "\r\nServer: nofd-httpd\r\nDate: ");
+	http_put(&o, w->date, HTTP_DATE_LEN - 1);
+	if (type) {
+		http_put_str(&o, "\r\nContent-Type: ");
+		http_put_str(&o, type);
+		http_put_str(&o, "\r\nContent-Length: ");
+		http_put_uint(&o, length);
+	}
+	http_put(&o, "\r\n", 2);
+	if (extra)
+		http_put_str(&o, extra);
+	http_put_str(&o, c->keepalive ? "Connection: keep-alive\r\n\r\n" :
+					 "Connection: close\r\n\r\n");
+	c->out_len = o.p - c->out;
 }
 
 /* An error page; the connection stays open for the client's mistakes
@@ -602,11 +650,12 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 
 static void serve_file(struct worker *w, struct conn *c, const char *name)
 {
-	char lm[HTTP_DATE_LEN], extra[64];
+	char extra[] = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n";
 	time_t mtime = c->stx.stx_mtime.tv_sec;
 
-	http_date(mtime, lm);
-	snprintf(extra, sizeof(extra), "Last-Modified: %s\r\n", lm);
+	/* the date written over the sample's; its NUL over the \r, put back */
+	http_date(mtime, extra + 15);
+	memcpy(extra + 15 + HTTP_DATE_LEN - 1, "\r\n", 2);
 	if (c->hr.if_modified_since >= 0 && mtime <= c->hr.if_modified_since) {
 		write_head(w, c, 304, NULL, 0, extra);
 		send_out(w, c, NULL, 0);
@@ -1364,6 +1413,7 @@ static void clock_tick(struct worker *w)
 	if (ts.tv_sec != w->now) {
 		w->now = ts.tv_sec;
 		http_date(w->now, w->date);
+		http_log_date(w->now, w->log_date);
 	}
 }
 

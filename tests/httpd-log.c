@@ -3,9 +3,14 @@
  * Description: nofd-httpd's access log, opened as a direct descriptor,
  * has one common-log-format line per request, in order: the client's
  * address (SOCKET_URING_OP_GETSOCKNAME of the direct socket), the request
- * line, the status and the body bytes sent; -n writes none. Lines wait
- * for --log-flush MS after the first (nginx's access_log flush=), are
- * written while the server runs once that has passed, and at exit.
+ * line, the status and the body bytes sent; -n writes none. The date of
+ * each line and of the Date header are strftime()'s of a second the
+ * request was served in; a request line is escaped (quotes, backslashes,
+ * controls and bytes over 0x7e as \xHH) and cut at 512 bytes as a
+ * reference escape here does it (the server's own formatting replaced
+ * snprintf() there). Lines wait for --log-flush MS after the first
+ * (nginx's access_log flush=), are written while the server runs once
+ * that has passed, and at exit.
  */
 #include "httpd.h"
 
@@ -21,6 +26,37 @@ static bool log_has_line(void)
 	ssize_t n = t_read_file(LOG, b, sizeof(b));
 
 	return n > 0 && memchr(b, '\n', n);
+}
+
+/* @line escaped for the log, as the server once did it with snprintf() */
+static void escape_ref(const char *line, size_t len, char *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n < 512; i++) {
+		unsigned char ch = line[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\')
+			n += sprintf(out + n, "\\x%02x", ch);
+		else
+			out[n++] = ch;
+	}
+	out[n] = '\0';
+}
+
+/* Does @s hold strftime(@fmt) of a second from @t0 to @t1? */
+static bool has_date(const char *s, const char *fmt, time_t t0, time_t t1)
+{
+	for (time_t t = t0; t <= t1; t++) {
+		char d[64];
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(d, sizeof(d), fmt, &tm);
+		if (strstr(s, d))
+			return true;
+	}
+	return false;
 }
 
 /* One request with --log-flush @ms: is its line written while we wait? */
@@ -58,13 +94,15 @@ int main(void)
 		"\"HEAD /a.txt HTTP/1.1\" 200 0\n",
 		"\"GET /a.txt HTTP/1.1\" 304 0\n",
 	};
-	char req[256], lm[32], *line, *save;
+	char req[1024], lm[32], odd[700], odd_line[1024], odd_want[1200];
+	char *line, *save, date[64];
 	struct hc_resp r;
 	struct httpd h;
 	struct stat st;
 	struct tm tm;
 	int n = 0;
 	ssize_t len;
+	time_t t0, t1;
 
 	mkdir(ROOT, 0755);
 	t_write_file(ROOT "/a.txt", "hello\n", 6);
@@ -73,17 +111,35 @@ int main(void)
 	gmtime_r(&st.st_mtime, &tm);
 	strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 
+	/* a target with a quote, a backslash, UTF-8 and a query of 600 bytes */
+	memset(odd, 'a', sizeof(odd));
+	memcpy(odd, "/q\"\\\xc3\xa9?", 7);
+	odd[sizeof(odd) - 1] = '\0';
+	snprintf(odd_line, sizeof(odd_line), "GET %s HTTP/1.1", odd);
+	escape_ref(odd_line, strlen(odd_line), odd_want + 1);
+	odd_want[0] = '"';
+	strcat(odd_want, "\" 404 ");
+
 	httpd_start(&h, ROOT, argv);
 	t_check_res(t_count_fds_of(h.pid), httpd_stock() ? 5 : 4,
 		    "the log file is not an fd: 0, 1, 2 and the ring%s",
 		    httpd_stock() ? " and the root" : "");
+	t0 = time(NULL);
 	hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
+	t1 = time(NULL);
+	t_check(hc_header(&r, "Date", date, sizeof(date)) &&
+		has_date(date, "%a, %d %b %Y %H:%M:%S GMT", t0, t1),
+		"Date: %s, as strftime() writes a second of the request", date);
 	hc_get(h.port, "/missing", buf, sizeof(buf), &r);
 	hc_request(h.port, "HEAD /a.txt HTTP/1.1\r\nHost: t\r\n"
 		     "Connection: close\r\n\r\n", buf, sizeof(buf), &r);
 	snprintf(req, sizeof(req), "GET /a.txt HTTP/1.1\r\nHost: t\r\n"
 		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n", lm);
 	hc_request(h.port, req, buf, sizeof(buf), &r);
+	snprintf(req, sizeof(req), "%s\r\nHost: t\r\nConnection: close\r\n"
+		 "\r\n", odd_line);
+	t_check_res(hc_request(h.port, req, buf, sizeof(buf), &r), 404,
+		    "an odd target: 404");
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");
 
 	len = t_read_file(LOG, buf, sizeof(buf) - 1);
@@ -91,14 +147,17 @@ int main(void)
 	buf[len] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save), n++) {
-		char full[512];
+		char full[2048];
 
 		snprintf(full, sizeof(full), "%s\n", line);
-		t_check(n < 4 && !strncmp(full, "127.0.0.1 - - [", 15) &&
-			strstr(full, "/20") && strstr(full, " +0000] ") &&
-			strstr(full, want[n]), "line %d: %s", n + 1, line);
+		t_check(n < 5 && !strncmp(full, "127.0.0.1 - - [", 15) &&
+			strstr(full, n < 4 ? want[n] : odd_want),
+			"line %d: %s", n + 1, line);
+		t_check(has_date(full, "[%d/%b/%Y:%H:%M:%S +0000] ", t0,
+				 time(NULL)),
+			"line %d: the date as strftime() writes one", n + 1);
 	}
-	t_check(n == 4, "four requests, four lines (%d)", n);
+	t_check(n == 5, "five requests, five lines (%d)", n);
 
 	unlink(LOG);
 	httpd_start(&h, ROOT, off);
