@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	unsigned long requests = 0, accepted = 0, rejected = 0, dropped = 0;
 	unsigned long hits = 0, misses = 0, pauses = 0, starved = 0;
-	unsigned long small = 0, no_pipe = 0;
+	unsigned long pipes = 0, small = 0, no_pipe = 0;
 	sigset_t block;
 
 	parse_options(argc, argv);
@@ -143,6 +143,7 @@ int main(int argc, char **argv)
 		misses += workers[i].cache_misses;
 		pauses += workers[i].recv_pauses;
 		starved += workers[i].recv_starved;
+		pipes += workers[i].pipes;
 		small += workers[i].pipes_small;
 		no_pipe += workers[i].no_pipe;
 		io_uring_queue_exit(&workers[i].ring);
@@ -151,8 +152,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nofd-httpd: requests=%lu connections=%lu "
 			"rejected=%lu log_dropped=%lu cache_hits=%lu "
 			"cache_misses=%lu recv_pauses=%lu recv_starved=%lu "
-			"pipes_small=%lu no_pipe=%lu allocs_after_start=%lu\n",
-			requests, accepted, rejected, dropped, hits, misses,
-			pauses, starved, small, no_pipe, allocs_after_start);
+			"pipes=%lu pipes_small=%lu no_pipe=%lu "
+			"allocs_after_start=%lu\n", requests, accepted, rejected,
+			dropped, hits, misses, pauses, starved, pipes, small,
+			no_pipe, allocs_after_start);
 	return 0;
 }

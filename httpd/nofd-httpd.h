@@ -261,7 +261,7 @@ struct worker {
 	unsigned long requests, accepted, rejected, log_dropped;
 	unsigned long cache_hits, cache_misses;
 	unsigned long recv_pauses, recv_starved;
-	unsigned long pipes_small, no_pipe;
+	unsigned long pipes, pipes_small, no_pipe;
 };
 
 extern struct worker *workers;
