@@ -355,7 +355,7 @@ static void conn_close(struct worker *w, struct conn *c)
 	/*
 	 * The pipe stays in its slots for the next connection this struct
 	 * serves: a connection per request would otherwise make and close a
-	 * pipe each time, about 11,000 instructions per connection for a
+	 * pipe each time, about 10,000 instructions per connection for a
 	 * 4 KiB body (httpd/README.md). A response that failed may have
 	 * left bytes in it; one that did not emptied it.
 	 */

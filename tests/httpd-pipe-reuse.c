@@ -2,7 +2,7 @@
 /*
  * Description: nofd-httpd keeps a connection's pipe for the next
  * connection (a connection per request made and closed one each time:
- * about 11,000 instructions per connection of a 4 KiB body), makes it
+ * about 10,000 instructions per connection of a 4 KiB body), makes it
  * again when a file wants a larger one than it got, and closes it after a
  * response that failed, which may have left bytes in it. One client,
  * one connection after the other, each closed by the server after one
