@@ -303,8 +303,6 @@ static const char month_name[12][4] = {
 #define YEAR_0		-62167219200L
 #define YEAR_10000	253402300800L
 
-/* @t in UTC, without gmtime_r()'s time zone lock and tables; clamped to
- * the years the formats can write */
 struct civil {
 	long year;
 	int month, day, wday;		/* month 0-11, wday 0 Sunday */
@@ -316,9 +314,11 @@ static long floor_div(long a, long b)
 	return a / b - (a % b < 0);
 }
 
+/* @t in UTC, without gmtime_r()'s time zone lock and tables; clamped to
+ * the years the formats can write */
 static struct civil civil_time(time_t t)
 {
-	long days, secs, era, day, year, yday, m;
+	long days, secs, era, day, year, yday, m, wday;
 	struct civil c;
 
 	if (t < YEAR_0)
@@ -330,7 +330,8 @@ static struct civil civil_time(time_t t)
 	c.hour = secs / 3600;
 	c.min = secs / 60 % 60;
 	c.sec = secs % 60;
-	c.wday = (days + 4 - floor_div(days + 4, 7) * 7);  /* 1970-01-01: Thu */
+	wday = (days + 4) % 7;		/* 1970-01-01 was a Thursday */
+	c.wday = wday < 0 ? wday + 7 : wday;
 	/*
 	 * Count from 1 March 0000, so that February, with its leap day,
 	 * ends the year: a 400-year era is 146,097 days, and within one the

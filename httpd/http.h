@@ -62,8 +62,8 @@ const char *http_content_type(const char *path);
 /*
  * Text appended to a buffer of fixed size, @p its end so far: what does
  * not fit before @end is cut off. For the response head and the log line
- * of every request, where snprintf() cost more than a third of the
- * server's own instructions (httpd/README.md).
+ * of every request, where snprintf() cost about 9,000 of the 30,000
+ * instructions a small request took (httpd/README.md).
  */
 struct http_out {
 	char *p, *end;
