@@ -9,6 +9,7 @@
 #ifndef NOFD_TEST_HTTPD_H
 #define NOFD_TEST_HTTPD_H
 
+#include <grp.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -46,8 +47,9 @@ static inline bool httpd_stock(void)
 /*
  * Start the server on @root with the options in @argv (NULL-terminated,
  * may be NULL): --port 0 and --addr 127.0.0.1 are added, and --stock
- * under tests/httpd-stock. @uid: not -1, it runs as that user and group
- * (with no limit on locked memory: its registered buffers). Fails the
+ * under tests/httpd-stock. @uid: not -1, it runs as that user and group,
+ * with no others (and no limit on locked memory: its registered
+ * buffers). Fails the
  * test when it does not announce its port, or announces stock mode on
  * the nofd kernel unasked.
  */
@@ -73,8 +75,8 @@ static inline void httpd_start_as(struct httpd *h, const char *root,
 		close(p[0]);
 		close(p[1]);
 		if (uid != (uid_t)-1 &&
-		    (setrlimit(RLIMIT_MEMLOCK, &all) || setgid(uid) ||
-		     setuid(uid)))
+		    (setrlimit(RLIMIT_MEMLOCK, &all) || setgroups(0, NULL) ||
+		     setgid(uid) || setuid(uid)))
 			_exit(126);
 		execv(HTTPD_BIN, (char **)args);
 		_exit(127);
