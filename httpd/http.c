@@ -358,10 +358,22 @@ static char *put2(char *p, int v)
 	return p + 2;
 }
 
-static char *put_year(char *p, long year)
+/* "DD/Mon/YYYY:HH:MM:SS", @sep for the first two '/', @year_sep the ':' */
+static char *put_date(char *p, const struct civil *c, char sep,
+		      char year_sep)
 {
-	p = put2(p, year / 100);
-	return put2(p, year % 100);
+	p = put2(p, c->day);
+	*p++ = sep;
+	memcpy(p, month_name[c->month], 3);
+	p[3] = sep;
+	p = put2(p + 4, c->year / 100);
+	p = put2(p, c->year % 100);
+	*p++ = year_sep;
+	p = put2(p, c->hour);
+	*p++ = ':';
+	p = put2(p, c->min);
+	*p++ = ':';
+	return put2(p, c->sec);
 }
 
 void http_date(time_t t, char out[HTTP_DATE_LEN])
@@ -370,40 +382,17 @@ void http_date(time_t t, char out[HTTP_DATE_LEN])
 		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat",
 	};
 	struct civil c = civil_time(t);
-	char *p = out;
 
-	memcpy(p, wday_name[c.wday], 3);
-	memcpy(p + 3, ", ", 2);
-	p = put2(p + 5, c.day);
-	*p++ = ' ';
-	memcpy(p, month_name[c.month], 3);
-	p[3] = ' ';
-	p = put_year(p + 4, c.year);
-	*p++ = ' ';
-	p = put2(p, c.hour);
-	*p++ = ':';
-	p = put2(p, c.min);
-	*p++ = ':';
-	p = put2(p, c.sec);
-	memcpy(p, " GMT", 5);
+	memcpy(out, wday_name[c.wday], 3);
+	memcpy(out + 3, ", ", 2);
+	memcpy(put_date(out + 5, &c, ' ', ' '), " GMT", 5);
 }
 
 void http_log_date(time_t t, char out[HTTP_LOG_DATE_LEN])
 {
 	struct civil c = civil_time(t);
-	char *p = put2(out, c.day);
 
-	*p++ = '/';
-	memcpy(p, month_name[c.month], 3);
-	p[3] = '/';
-	p = put_year(p + 4, c.year);
-	*p++ = ':';
-	p = put2(p, c.hour);
-	*p++ = ':';
-	p = put2(p, c.min);
-	*p++ = ':';
-	p = put2(p, c.sec);
-	memcpy(p, " +0000", 7);
+	memcpy(put_date(out, &c, '/', ':'), " +0000", 7);
 }
 
 time_t http_parse_date(const char *s, size_t len)

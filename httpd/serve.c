@@ -102,6 +102,13 @@ static void close_slot(struct worker *w, struct conn *c, int slot)
 	io_uring_prep_close_direct(sqe_for(w, c, OP_CLOSE), slot);
 }
 
+static void close_pipe(struct worker *w, struct conn *c)
+{
+	close_slot(w, c, c->pipe_rd);
+	close_slot(w, c, c->pipe_wr);
+	c->pipe_open = false;
+}
+
 /* ---- access log ---- */
 
 static void log_flush(struct worker *w)
@@ -359,11 +366,8 @@ static void conn_close(struct worker *w, struct conn *c)
 	 * 4 KiB body (httpd/README.md). A response that failed may have
 	 * left bytes in it; one that did not emptied it.
 	 */
-	if (c->pipe_open && c->failed) {
-		close_slot(w, c, c->pipe_rd);
-		close_slot(w, c, c->pipe_wr);
-		c->pipe_open = false;
-	}
+	if (c->pipe_open && c->failed)
+		close_pipe(w, c);
 	/*
 	 * The CLOSE alone sends our FIN: 7.3 puts a slot's file once the
 	 * requests that use it are done, and a connection is closed only
@@ -587,11 +591,8 @@ static void on_pipe(struct worker *w, struct conn *c)
 			c->pipe_size = fcntl(c->pipe_fd, F_GETPIPE_SZ);
 		close(c->pipe_fd);
 	}
-	if (c->pipe_open && c->pipe_size <= 0) {
-		close_slot(w, c, c->pipe_rd);
-		close_slot(w, c, c->pipe_wr);
-		c->pipe_open = false;
-	}
+	if (c->pipe_open && c->pipe_size <= 0)
+		close_pipe(w, c);
 	if (c->pipe_open)
 		w->pipes++;
 	if (c->pipe_open && (unsigned int)c->pipe_size < c->pipe_want)
@@ -618,11 +619,8 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 	 */
 	if (!c->use_read && c->pipe_open && first &&
 	    (unsigned int)c->pipe_size >= c->pipe_want &&
-	    (unsigned int)c->pipe_size < pipe_want(c->file_left)) {
-		close_slot(w, c, c->pipe_rd);
-		close_slot(w, c, c->pipe_wr);
-		c->pipe_open = false;
-	}
+	    (unsigned int)c->pipe_size < pipe_want(c->file_left))
+		close_pipe(w, c);
 	if (!c->use_read && !c->pipe_open) {
 		make_pipe(w, c, kc.pipe_size);
 		return;

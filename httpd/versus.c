@@ -876,12 +876,11 @@ int main(int argc, char **argv)
 	if (only >= NSERVERS)
 		die("--only", -EINVAL);
 	signal(SIGPIPE, SIG_IGN);
-	if (!conf_only)
-		make_site();
 	make_nginx_conf("off", servers[NGINX].addr, false);
 	make_nginx_conf("on", servers[NGINX + 1].addr, true);
 	if (conf_only)
 		return 0;
+	make_site();
 	if (job_dur[0])
 		return run_job(job_s, job_l, job_dur);
 	if (only >= 0 && only >= nserv)

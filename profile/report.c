@@ -69,31 +69,21 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* "PROGRAM: FUNCTION" for a user map's symbols: no group matches it */
-static char *sym_name(const char *name, const char *map_path, bool user)
-{
-	const char *base = strrchr(map_path, '/');
-	char *out;
-	int n;
-
-	if (!user)
-		return strdup(name);
-	base = base ? base + 1 : map_path;
-	n = strcspn(base, ".");
-	if (asprintf(&out, "%.*s: %s", n, base, name) < 0)
-		return NULL;
-	return out;
-}
-
 static void read_map(const char *path, struct map *m)
 {
-	char line[512], type, name[256];
+	char line[512], type, name[256], prefix[128] = "";
+	const char *base = strrchr(path, '/');
 	size_t cap = 0;
 	uint64_t addr;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		die(path, -errno);
+	/* "PROGRAM: FUNCTION" for a user map's symbols: no group matches it */
+	base = base ? base + 1 : path;
+	if (m->user)
+		snprintf(prefix, sizeof(prefix), "%.*s: ",
+			 (int)strcspn(base, "."), base);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type,
 			   name) != 3)
@@ -110,10 +100,9 @@ static void read_map(const char *path, struct map *m)
 			if (!m->syms)
 				die("realloc", -ENOMEM);
 		}
-		m->syms[m->nsyms] = (struct sym){ .addr = addr,
-			.name = sym_name(name, path, m->user) };
-		if (!m->syms[m->nsyms].name)
-			die("strdup", -ENOMEM);
+		m->syms[m->nsyms] = (struct sym){ .addr = addr };
+		if (asprintf(&m->syms[m->nsyms].name, "%s%s", prefix, name) < 0)
+			die("asprintf", -ENOMEM);
 		m->nsyms++;
 	}
 	fclose(f);

@@ -28,21 +28,16 @@ static long soft, hard;
 static long read_long(const char *path)
 {
 	char v[32] = "";
-	int fd = open(path, O_RDONLY);
 
-	t_assert(fd >= 0 && read(fd, v, sizeof(v) - 1) > 0, "read %s", path);
-	close(fd);
+	t_assert(t_read_file(path, v, sizeof(v) - 1) > 0, "read %s", path);
 	return atol(v);
 }
 
 static void write_long(const char *path, long value)
 {
 	char v[32];
-	int fd = open(path, O_WRONLY), n;
 
-	n = snprintf(v, sizeof(v), "%ld\n", value);
-	t_assert(fd >= 0 && write(fd, v, n) == n, "write %s", path);
-	close(fd);
+	t_write_file(path, v, snprintf(v, sizeof(v), "%ld\n", value));
 }
 
 /* GET /big.bin on @s, kept alive: the response is the file, read(2)'s */
