@@ -5,7 +5,8 @@
  * on its file, as the syscalls refuse an O_PATH descriptor: READ, WRITE,
  * FSYNC, FADVISE, FALLOCATE, FTRUNCATE, SYNC_FILE_RANGE, FGETXATTR,
  * FSETXATTR, SPLICE (either end), GETDENTS. Each is checked side by side
- * with its syscall on an O_PATH fd and with the op on that regular fd. What
+ * with its syscall on an O_PATH fd and with the op on that regular fd.
+ * Cancelling by it is refused too, by ASYNC_CANCEL and SYNC_CANCEL. What
  * an O_PATH descriptor is good for still works from the slot: it can be
  * the directory of a path operation, STATX with a NULL path describes it,
  * and FIXED_FD_INSTALL turns it into a regular O_PATH fd.
@@ -55,6 +56,46 @@ static int op(int which, int fd, bool fixed, int pipe_w)
 		if (fixed)
 			t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
+}
+
+/*
+ * IORING_REGISTER_SYNC_CANCEL of the requests on @fd (a slot if @fixed);
+ * nothing runs, so a usable file gives -ENOENT.
+ */
+static int sync_cancel(int fd, bool fixed)
+{
+	struct io_uring_sync_cancel_reg reg = {
+		.fd = fd,
+		.flags = IORING_ASYNC_CANCEL_FD |
+			 (fixed ? IORING_ASYNC_CANCEL_FD_FIXED : 0),
+		.timeout = { .tv_sec = -1, .tv_nsec = -1 },
+	};
+
+	return io_uring_register_sync_cancel(&ring, &reg);
+}
+
+static int async_cancel(int fd, bool fixed)
+{
+	return t_run(&ring, io_uring_prep_cancel_fd(t_sqe, fd,
+			fixed ? IORING_ASYNC_CANCEL_FD_FIXED : 0));
+}
+
+/*
+ * Cancelling by an O_PATH file is refused as using one is: ASYNC_CANCEL
+ * and IORING_REGISTER_SYNC_CANCEL alike, by slot and by fd (series v8's
+ * SYNC_CANCEL took the slot).
+ */
+static void cancel_by(int file)
+{
+	int a_fd = async_cancel(file, false), a_slot = async_cancel(SLOT_FILE,
+								    true);
+	int s_fd = sync_cancel(file, false), s_slot = sync_cancel(SLOT_FILE,
+								  true);
+
+	t_check(a_fd == -EBADF && a_slot == -EBADF && s_fd == -EBADF &&
+		s_slot == -EBADF, "cancel by an O_PATH file: ASYNC_CANCEL of "
+		"the fd %d, of the slot %d; SYNC_CANCEL of the fd %d, of the "
+		"slot %d (want -EBADF)", a_fd, a_slot, s_fd, s_slot);
 }
 
 /* The same as syscalls, -errno. */
@@ -122,6 +163,8 @@ int main(void)
 			"the slot %d (want -EBADF)", names[i], want_res, reg_res,
 			fix_res);
 	}
+
+	cancel_by(file);
 
 	/* what an O_PATH descriptor is for */
 	ret = t_run(&ring, {
