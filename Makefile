@@ -114,9 +114,9 @@ $(BIN)/versus: httpd/versus.c lib/die.h lib/stats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
-$(BIN)/fuzz: fuzz/fuzz.c $(HDRS) | deps
+$(BIN)/fuzz: fuzz/fuzz.c fuzz/stall.c fuzz/stall.h $(HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ fuzz/fuzz.c fuzz/stall.c $(LDLIBS)
 
 $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)

@@ -16,7 +16,14 @@
  * process holds the descriptors it held before. One round in ten instead
  * tears its rings down with the requests in flight, in a child process.
  * All along, a second thread with a ring of its own works on files that
- * the rounds' tables hold too. Leaked objects are the
+ * the rounds' tables hold too. Every CQE's res must be a count or a
+ * -errno (a failed request once reported a stale kernel address). One
+ * round in four makes no WRITE (whose inline write to a closed pipe or
+ * socket signals its caller, as write(2) does, in mainline too) and must
+ * then raise no SIGPIPE, though its tables hold pipes with no reader and
+ * sockets with no peer or a full buffer. One round in ten submits while
+ * its tree is held by a stalled reader and a waiting writer
+ * (fuzz/stall.h): the submits must return. Leaked objects are the
  * debug kernel's kmemleak's to find (make test scans after the suite); the
  * slab counts of filp, dentry and io_kiocb before and after are printed.
  *
@@ -57,6 +64,7 @@
 
 #include "fdcount.h"
 #include "nofd.h"
+#include "stall.h"
 
 #define MAX_BATCH 32
 #define SCRATCH (64 * 1024)
@@ -368,8 +376,11 @@ static void r_recv(struct io_uring_sqe *sqe, struct pick *p)
 
 static void r_splice(struct io_uring_sqe *sqe, struct pick *p)
 {
-	io_uring_prep_splice(sqe, pick_slot(), -1, p->fd, -1, p->len,
-			     chance(70) ? SPLICE_F_FD_IN_FIXED : 0);
+	unsigned int flags = chance(70) ? SPLICE_F_FD_IN_FIXED : 0;
+
+	if (chance(15))		/* refused at prep: no SPLICE_F_* bit */
+		flags |= 0x10U << below(12);
+	io_uring_prep_splice(sqe, pick_slot(), -1, p->fd, -1, p->len, flags);
 }
 
 static void r_statx(struct io_uring_sqe *sqe, struct pick *p)
@@ -634,13 +645,16 @@ static const struct fop_def fops[] = {
 _Static_assert(sizeof(fops) / sizeof(fops[0]) == NR_FOPS,
 	       "an op of enum fop without its fops[] entry");
 
-/* fill @sqe with a random request; returns its op */
-static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed)
+/*
+ * Fill @sqe with a random request; returns its op. @quiet: not a WRITE,
+ * the one op that may signal its submitter (as write(2) does).
+ */
+static enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet)
 {
 	enum fop op = below(NR_FOPS);
 	struct pick p;
 
-	while (stock && fops[op].nofd)
+	while ((stock && fops[op].nofd) || (quiet && op == F_WRITE))
 		op = below(NR_FOPS);
 	p.slot = pick_slot();
 	p.len = pick_len();
@@ -959,13 +973,15 @@ struct inflight {
 /*
  * A file of some kind into @slot: the test file, the directory, a unix
  * socket with data waiting, a pipe's read end with data or its write end,
- * the listener.
+ * the listener, a pipe's write end whose reader is closed, a unix socket
+ * whose peer is closed, one whose send buffer is full.
  */
 static void put_file(struct io_uring *ring, unsigned int slot)
 {
+	unsigned int kind = below(10);
 	int fd = -1, pair[2];
 
-	switch (below(7)) {
+	switch (kind) {
 	case 6:		/* one the sharer thread's ring holds too */
 		fd = dup(sh.fds[below(3)]);
 		break;
@@ -993,6 +1009,25 @@ static void put_file(struct io_uring *ring, unsigned int slot)
 		break;
 	case 5:
 		fd = dup(r.listener);
+		break;
+	case 7:		/* SIGPIPE for a write(2) */
+		if (pipe(pair))
+			return;
+		close(pair[0]);
+		fd = pair[1];
+		break;
+	case 8:		/* SIGPIPE for a send(2) without MSG_NOSIGNAL */
+	case 9:		/* full: a SPLICE or SEND to it must wait or stop */
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, pair))
+			return;
+		if (kind == 8) {
+			close(pair[1]);
+		} else {
+			while (write(pair[0], r.scratch, 4096) > 0)
+				;
+			fcntl(pair[0], F_SETFL, 0);	/* one that waits */
+		}
+		fd = pair[0];
 		break;
 	}
 	if (fd < 0)
@@ -1162,6 +1197,14 @@ static void sharer_stop(void)
 	       sh.sqes, sh.cqes, sh.errors);
 }
 
+static volatile sig_atomic_t sigpipes;	/* received so far */
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	sigpipes++;
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -1256,6 +1299,8 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 	unsigned int fill, ring_cqes = 0;
 	int last_ret = 0, last_cancel = 0;
 	int ret, errors = 0;
+	bool quiet = chance(25), stalled = false;
+	sig_atomic_t pipes = sigpipes;
 
 	p.flags = chance(30) ? IORING_SETUP_SINGLE_ISSUER |
 		  IORING_SETUP_DEFER_TASKRUN : chance(30) ?
@@ -1283,6 +1328,8 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 		if (fill == 2 || (fill == 1 && chance(50)))
 			put_file(&ring, i);
 
+	if (chance(10) && !abandon)
+		stalled = stall_start(box.tree);
 	for (unsigned int b = 0; b < batches; b++) {
 		unsigned int n = 1 + below(MAX_BATCH);
 
@@ -1293,7 +1340,7 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 
 			if (!sqe)
 				break;
-			op = make_sqe(sqe, &fixed);
+			op = make_sqe(sqe, &fixed, quiet);
 			if (fixed)
 				sqe->flags |= IOSQE_FIXED_FILE;
 			if (chance(15))
@@ -1326,6 +1373,12 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 		}
 	}
 
+	if (stalled && stall_end()) {
+		printf("round %lu: a submit blocked behind a reader stalled in "
+		       "the tree and a writer waiting for it (%d s)\n", round,
+		       STALL_LIMIT_S);
+		errors++;
+	}
 	disturb(&ring);
 	if (abandon) {
 		io_uring_queue_exit(&target);
@@ -1374,6 +1427,14 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 					in->res = cqe->res;
 					completed++;
 				}
+				if (cqe->res < -4095) {
+					printf("round %lu: SQE %llu (%s) completed "
+					       "with %d (%#x), not a -errno\n",
+					       round, (unsigned long long)ud,
+					       fops[in->op].name, cqe->res,
+					       (unsigned int)cqe->res);
+					errors++;
+				}
 				/* a LINK_TIMEOUT that fired or was cancelled
 				 * was a well-formed one */
 				if (cqe->res >= 0 ||
@@ -1404,6 +1465,11 @@ static int round_run(unsigned long round, bool verbose, int keep_max,
 	}
 	io_uring_queue_exit(&target);
 	io_uring_queue_exit(&ring);
+	if (quiet && sigpipes != pipes) {
+		printf("round %lu: no WRITE, yet %d SIGPIPE\n", round,
+		       (int)(sigpipes - pipes));
+		errors++;
+	}
 	close_new_fds(keep_max);
 	volatile_page_restore();
 	if (verbose)
@@ -1518,7 +1584,9 @@ int main(int argc, char **argv)
 	       no_drain ? ", no drains" : "");
 	fflush(stdout);
 
-	signal(SIGPIPE, SIG_IGN);	/* WRITE and SPLICE to a closed socket */
+	/* counted: only a WRITE may raise it (round_run()'s quiet rounds) */
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = on_sigpipe,
+						.sa_flags = SA_RESTART }, NULL);
 	if (box_make())
 		return 1;
 	r.scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
