@@ -70,10 +70,6 @@ void announce(struct worker *w)
 	if (!kc.splice)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_PIPE: bodies go by "
 			"READ and SEND\n");
-	else if (kc.splice_inline && opt.send == SEND_AUTO)
-		fprintf(stderr, "nofd-httpd: SPLICE completes inline here: a "
-			"body that comes to over %d bytes with its head goes "
-			"by SPLICE\n", READ_MAX);
 	else if (!kc.pipe_size)
 		fprintf(stderr, "nofd-httpd: %s: a connection's pipe is sized "
 			"through a descriptor installed for it\n", stock ?

@@ -60,7 +60,6 @@
 #define SLOT_CONN	3
 
 #define CHUNK		65536	/* body bytes per READ+SEND */
-#define READ_MAX	2048	/* head and body READ+SEND where SPLICE is inline */
 #define PIPE_MAX	(1 << 20)	/* largest pipe asked for, per SPLICE pair */
 #define OUT_MAX		2048	/* response head, error bodies */
 #define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
@@ -103,7 +102,6 @@ struct kernel_caps {
 	bool fixed_dir;		/* nofd: a slot as OPENAT2's and STATX's dir */
 	bool getdents;		/* nofd: IORING_OP_GETDENTS */
 	bool splice;		/* IORING_OP_SPLICE and IORING_OP_PIPE (6.16) */
-	bool splice_inline;	/* nofd v7: SPLICE of cached pages inline */
 	bool pipe_size;		/* nofd: PIPE sizes its pipe (sqe->off) */
 	bool install;		/* IORING_OP_FIXED_FD_INSTALL (6.8) */
 	bool getsockname;	/* SOCKET_URING_OP_GETSOCKNAME (6.19) */

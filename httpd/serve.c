@@ -691,12 +691,10 @@ static void serve_file(struct worker *w, struct conn *c, const char *name)
 	c->file_off = 0;
 	c->file_left = c->no_body ? 0 : c->stx.stx_size;
 	/* auto: a body that fits one buffer with the head goes by READ+SEND,
-	 * a larger one by SPLICE; where SPLICE completes inline, all but a
-	 * small one (httpd/README.md has the measurements) */
+	 * a larger one by SPLICE (httpd/README.md has the measurements) */
 	c->use_read = opt.send == SEND_READ ||
 		      (opt.send == SEND_AUTO &&
-		       c->file_left + c->out_len <=
-		       (kc.splice_inline ? READ_MAX : CHUNK));
+		       c->file_left + c->out_len <= CHUNK);
 	if (!c->file_left) {
 		send_out(w, c, NULL, 0);
 		return;

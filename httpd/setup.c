@@ -81,42 +81,6 @@ static bool has_pipe_size(struct io_uring *ring)
 }
 
 /*
- * Whether a SPLICE of cached pages completes inline (nofd series v7) or
- * goes to io-wq. On a DEFER_TASKRUN ring a request handed to io-wq posts
- * its CQE only when the ring is entered for completions, which
- * io_uring_submit() does not do here: a CQE right after it came inline.
- */
-static bool has_inline_splice(void)
-{
-	struct io_uring_cqe *cqe;
-	struct io_uring ring;
-	bool inl = false;
-	int mfd, p[2];
-
-	if (io_uring_queue_init(2, &ring, IORING_SETUP_SINGLE_ISSUER |
-				IORING_SETUP_DEFER_TASKRUN) < 0)
-		return false;
-	mfd = memfd_create("nofd-httpd-probe", MFD_CLOEXEC);
-	if (mfd >= 0 && write(mfd, "x", 1) == 1 && !pipe2(p, O_CLOEXEC)) {
-		io_uring_prep_splice(io_uring_get_sqe(&ring), mfd, 0, p[1], -1,
-				     1, 0);
-		if (io_uring_submit(&ring) == 1) {
-			inl = io_uring_cq_ready(&ring) == 1;
-			if (!io_uring_wait_cqe(&ring, &cqe)) {
-				inl = inl && cqe->res == 1;
-				io_uring_cqe_seen(&ring, cqe);
-			}
-		}
-		close(p[0]);
-		close(p[1]);
-	}
-	if (mfd >= 0)
-		close(mfd);
-	io_uring_queue_exit(&ring);
-	return inl;
-}
-
-/*
  * What the kernel has, into kc. Without an operation every mode needs,
  * say which and exit 1. Without the nofd series (or with --stock) the
  * server runs in stock mode: announce() says what it does instead.
@@ -180,7 +144,6 @@ void probe_kernel(void)
 	}
 	if (!kc.splice)
 		opt.send = SEND_READ;
-	kc.splice_inline = kc.splice && has_inline_splice();
 	if (stock) {
 		root_fd = open(opt.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (root_fd < 0)

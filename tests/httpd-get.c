@@ -4,9 +4,7 @@
  * bytes as read(2) reads them, its size, type and modification time, and
  * 304 for If-Modified-Since, with either send strategy (SPLICE through a
  * direct pipe, READ into registered buffers then SEND); a file that does
- * not exist is 404. On the nofd kernel, whose SPLICE of cached pages
- * completes inline, `auto` says that it sends a body of over 2 KiB with
- * its head by SPLICE (a 4 KiB file is among the files checked).
+ * not exist is 404, in each of the modes auto, splice and read.
  */
 #include "httpd.h"
 
@@ -108,10 +106,6 @@ int main(void)
 			    modes[m]);
 		t_check_res(httpd_stop(&h, SIGTERM), 0,
 			    "%s: SIGTERM: the server exits 0", modes[m]);
-		if (m == 0 && t_nofd_kernel())
-			t_check(strstr(h.log, "SPLICE completes inline here"),
-				"auto: the server found SPLICE inline and says "
-				"so");
 	}
 	return t_exit();
 }
