@@ -68,6 +68,14 @@
 #define LIST_MAX	(CHUNK - DENTS_MAX - 64)
 #define LOG_MAX		65536	/* access log lines waiting for a WRITE */
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
+/*
+ * ACCEPTs in flight at most, each with a free connection slot of its own:
+ * an ACCEPT that finds no slot (-ENFILE) has already taken the connection
+ * off the listen queue, and the kernel closes it unanswered. A multishot
+ * ACCEPT takes as many as are queued, so single ones, and past the last
+ * slot none: the listen backlog keeps the rest until a slot frees.
+ */
+#define ACCEPT_DEPTH	4
 #define CACHE_PATH_MAX	256	/* longer paths are not cached */
 #define RBUF		2048	/* a provided buffer of the multishot RECVs */
 #define RBUF_GROUP	0	/* their buffer group */
@@ -122,7 +130,7 @@ enum op {
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
-	OP_CANCEL_RECV,
+	OP_CANCEL_RECV, OP_LISTENER,
 };
 
 enum phase {
@@ -131,13 +139,6 @@ enum phase {
 };
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
-
-/*
- * The listener's multishot ACCEPT: not armed (before the loop, while the
- * table is full, once stopped) or armed (a cancel may be in flight when
- * stopping).
- */
-enum accept_state { ACCEPT_OFF, ACCEPT_ARMED };
 
 /* A file held open in a slot of the worker's table (cache.c) */
 struct cached_file {
@@ -226,8 +227,11 @@ struct worker {
 	struct conn *conns;
 	char *mem;			/* every conn's buffers, in one piece */
 	unsigned int active;		/* accepted, not yet closed */
-	enum accept_state accept;	/* the multishot ACCEPT's */
+	unsigned int accepts;		/* ACCEPTs in flight */
+	bool listening;			/* SLOT_LISTEN holds the listener */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
+	/* its buffers are registered: READ_FIXED (past RLIMIT_MEMLOCK: READ) */
+	bool fixed_bufs;
 	uint64_t now_ms;
 	unsigned int tick_ms;		/* between sweeps of the deadlines */
 	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
@@ -278,6 +282,7 @@ void parse_options(int argc, char **argv);
 void probe_kernel(void);
 void worker_init(struct worker *w);
 int bound_port(struct worker *w);
+void share_listener(struct worker *w);
 
 /* serve.c */
 void *worker_loop(void *arg);

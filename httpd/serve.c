@@ -384,24 +384,30 @@ static void conn_close(struct worker *w, struct conn *c)
 }
 
 /*
- * Cancel the multishot ACCEPT: its last CQE (-ECANCELED, no F_MORE) says
- * it ended. A cancel that finds it between two of its completions fails
- * (-EALREADY, -ENOENT) and is tried again from handle_cqe().
+ * Cancel the ACCEPTs in flight: each ends with -ECANCELED. A cancel that
+ * finds none while some are counted (their CQEs are on their way) is
+ * tried again from handle_cqe().
  */
 static void cancel_accept(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
 
-	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN), 0);
+	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN),
+			       IORING_ASYNC_CANCEL_ALL);
 }
 
+/* ACCEPTs up to ACCEPT_DEPTH, each with a connection slot free for it */
 static void arm_accept(struct worker *w)
 {
-	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_ACCEPT);
+	while (w->listening && !w->stopping && w->accepts < ACCEPT_DEPTH &&
+	       w->active + w->accepts < w->nconn) {
+		struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_ACCEPT);
 
-	io_uring_prep_multishot_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	w->accept = ACCEPT_ARMED;
+		io_uring_prep_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0,
+					    IORING_FILE_INDEX_ALLOC);
+		sqe->flags |= IOSQE_FIXED_FILE;
+		w->accepts++;
+	}
 }
 
 static void conn_free(struct worker *w, struct conn *c)
@@ -412,8 +418,7 @@ static void conn_free(struct worker *w, struct conn *c)
 		c->accept_pending = false;
 		conn_start(w, c);
 	}
-	if (!w->stopping && w->accept == ACCEPT_OFF)
-		arm_accept(w);
+	arm_accept(w);
 }
 
 /* The head and @body (@len bytes, NULL for none), then the next request. */
@@ -634,8 +639,8 @@ static void send_chunk(struct worker *w, struct conn *c, bool first)
 			memcpy(c->body, c->out, hl);
 		sqe = sqe_for(w, c, OP_READ);
 		/* --send splice registers no buffers: READ, for want of a
-		 * pipe (on_pipe()) */
-		if (opt.send != SEND_SPLICE)
+		 * pipe (on_pipe()); nor does a user short of locked memory */
+		if (w->fixed_bufs)
 			io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl,
 						 n, c->file_off, 0);
 		else
@@ -1236,21 +1241,19 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 {
 	struct conn *c;
 
-	if (!(cqe->flags & IORING_CQE_F_MORE)) {
-		w->accept = ACCEPT_OFF;
-		/* -ENFILE: the table is full; re-armed when a slot frees */
-		if (!w->stopping && cqe->res != -ENFILE)
-			arm_accept(w);
-	}
-	if (cqe->res < 0)
-		return;
-	if (cqe->res < SLOT_CONN || cqe->res >= SLOT_CONN + (int)w->nconn) {
-		fprintf(stderr, "nofd-httpd: accept gave slot %d\n", cqe->res);
+	w->accepts--;
+	if (cqe->res < 0 || cqe->res < SLOT_CONN ||
+	    cqe->res >= SLOT_CONN + (int)w->nconn) {
+		if (cqe->res >= 0 || cqe->res == -ENFILE)
+			fprintf(stderr, "nofd-httpd: accept gave %d\n",
+				cqe->res);
+		arm_accept(w);
 		return;
 	}
 	c = &w->conns[cqe->res - SLOT_CONN];
 	w->accepted++;
 	w->active++;
+	arm_accept(w);
 	/*
 	 * The slot's last connection has closed it, but the CQEs of its
 	 * CLOSE and of what came before may still be on their way: the new
@@ -1401,6 +1404,13 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 		case OP_WAKE:
 			stop_worker(w);
 			break;
+		case OP_LISTENER:	/* the first thread's (share_listener()) */
+			if (cqe->res < 0)
+				die("the listener from the first thread",
+				    cqe->res);
+			w->listening = true;
+			arm_accept(w);
+			break;
 		case OP_TICK:
 			/* ended (it should not): armed again */
 			if (!(cqe->flags & IORING_CQE_F_MORE) && !w->stopping)
@@ -1408,7 +1418,7 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 			break;
 		case OP_CANCEL_ACCEPT:
 			/* the cancel missed (between two completions): again */
-			if (cqe->res < 0 && w->accept != ACCEPT_OFF)
+			if (cqe->res < 0 && w->accepts)
 				cancel_accept(w);
 			break;
 		default:
@@ -1451,8 +1461,10 @@ void *worker_loop(void *arg)
 
 	worker_init(w);
 	pthread_barrier_wait(&workers_ready);
-	if (!w->id)
+	if (!w->id) {
+		share_listener(w);
 		announce(w);
+	}
 
 	/* only the first worker takes SIGINT/SIGTERM, while it waits */
 	pthread_sigmask(SIG_SETMASK, NULL, &wait_mask);
@@ -1479,7 +1491,7 @@ void *worker_loop(void *arg)
 			}
 			stop_worker(w);
 		}
-		if (w->stopping && !w->active && w->accept == ACCEPT_OFF) {
+		if (w->stopping && !w->active && !w->accepts) {
 			log_flush(w);
 			if (!w->log_busy && !w->log_len &&
 			    !io_uring_sq_ready(&w->ring))

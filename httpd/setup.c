@@ -4,7 +4,8 @@
  * every mode needs; the nofd series' fixed directories, STATX of a slot
  * and GETDENTS, without which it runs in stock mode; the newer operations
  * it can do without), and each worker's ring: its table, buffers,
- * listener (SOCKET direct, SO_REUSEPORT, BIND, LISTEN), root and log.
+ * listener (SOCKET direct, BIND, LISTEN: the first thread's, shared), root
+ * and log.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -173,8 +174,6 @@ static int listen_direct(struct worker *w, struct sockaddr_in6 *sa,
 	if (ret < 0)
 		return ret;
 	ret = setsockopt_direct(w, SOL_SOCKET, SO_REUSEADDR, 1);
-	if (!ret)
-		ret = setsockopt_direct(w, SOL_SOCKET, SO_REUSEPORT, 1);
 	if (ret < 0)
 		return ret;
 	sqe = io_uring_get_sqe(&w->ring);
@@ -264,6 +263,22 @@ static void recv_buffers_init(struct worker *w)
 	io_uring_buf_ring_advance(w->rbr, n);
 }
 
+/*
+ * READ goes into registered buffers (READ_FIXED) where RLIMIT_MEMLOCK
+ * allows: the kernel counts them, all rings of the user together, as
+ * locked memory (unless the user has CAP_IPC_LOCK). Past it, READ into
+ * the same buffers unregistered; announce() says so.
+ */
+static void register_buffers(struct worker *w, size_t len)
+{
+	struct iovec iov = { .iov_base = w->mem, .iov_len = len };
+	int ret = io_uring_register_buffers(&w->ring, &iov, 1);
+
+	if (ret < 0 && ret != -ENOMEM)
+		die("registering the buffers (--send auto or read)", ret);
+	w->fixed_bufs = !ret;
+}
+
 void worker_init(struct worker *w)
 {
 	struct io_uring_params p = {
@@ -328,21 +343,19 @@ void worker_init(struct worker *w)
 	}
 	cache_init(w, SLOT_CONN + w->nconn * 5);
 	recv_buffers_init(w);
-	if (opt.send != SEND_SPLICE) {
-		struct iovec iov = {
-			.iov_base = w->mem, .iov_len = per_conn * w->nconn,
-		};
+	if (opt.send != SEND_SPLICE)
+		register_buffers(w, per_conn * w->nconn);
 
-		ret = io_uring_register_buffers(&w->ring, &iov, 1);
-		if (ret < 0)
-			die("registering the buffers (--send auto or read)", ret);
+	if (!w->id) {
+		resolve_addr(&sa, &salen);
+		ret = listen_direct(w, &sa, salen);
+		if (ret < 0) {
+			fprintf(stderr, "nofd-httpd: listening on %s port %d: "
+				"%s\n", opt.addr, opt.port, strerror(-ret));
+			exit(1);
+		}
+		w->listening = true;
 	}
-
-	resolve_addr(&sa, &salen);
-	ret = listen_direct(w, &sa, salen);
-	if (ret < 0)
-		die("listening (SOCKET direct, SO_REUSEPORT, BIND, LISTEN)",
-		      ret);
 	if (!stock) {
 		sqe = io_uring_get_sqe(&w->ring);
 		io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.root,
@@ -359,6 +372,30 @@ void worker_init(struct worker *w)
 		ret = nofd_run_one(&w->ring);
 		if (ret < 0)
 			die(opt.log, ret);
+	}
+}
+
+/*
+ * One listening socket for all threads, made by the first without
+ * SO_REUSEPORT: a port in use is an error at start, where a reuseport
+ * group would let another server join it and take some of the
+ * connections. Each other thread's ring gets the socket in its
+ * SLOT_LISTEN by MSG_RING and arms its ACCEPTs when the CQE of that
+ * comes (OP_LISTENER); ACCEPT polls exclusively, so a connection wakes
+ * one ring.
+ */
+void share_listener(struct worker *w)
+{
+	for (int i = 1; i < opt.threads; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+		int ret;
+
+		io_uring_prep_msg_ring_fd(sqe, workers[i].ring.ring_fd,
+					  SLOT_LISTEN, SLOT_LISTEN,
+					  ud(OP_LISTENER, NO_CONN), 0);
+		ret = nofd_run_one(&w->ring);
+		if (ret < 0)
+			die("MSG_RING of the listener to another thread", ret);
 	}
 }
 

@@ -48,13 +48,13 @@ static inline bool httpd_stock(void)
  * Start the server on @root with the options in @argv (NULL-terminated,
  * may be NULL): --port 0 and --addr 127.0.0.1 are added, and --stock
  * under tests/httpd-stock. @uid: not -1, it runs as that user and group,
- * with no others (and no limit on locked memory: its registered
- * buffers). Fails the
- * test when it does not announce its port, or announces stock mode on
- * the nofd kernel unasked.
+ * with no others, and with @memlock as its RLIMIT_MEMLOCK (locked memory:
+ * its registered buffers). Fails the test when it does not announce its
+ * port, or announces stock mode on the nofd kernel unasked.
  */
-static inline void httpd_start_as(struct httpd *h, const char *root,
-				  const char *const *argv, uid_t uid)
+static inline void httpd_start_limited(struct httpd *h, const char *root,
+				       const char *const *argv, uid_t uid,
+				       rlim_t memlock)
 {
 	const char *args[32] = { HTTPD_BIN, "--port", "0", "--addr",
 				 "127.0.0.1", "--root", root, "--stock" };
@@ -69,7 +69,7 @@ static inline void httpd_start_as(struct httpd *h, const char *root,
 	h->pid = fork();
 	t_assert(h->pid >= 0, "fork");
 	if (!h->pid) {
-		struct rlimit all = { RLIM_INFINITY, RLIM_INFINITY };
+		struct rlimit all = { memlock, memlock };
 
 		dup2(p[1], 2);
 		close(p[0]);
@@ -95,6 +95,13 @@ static inline void httpd_start_as(struct httpd *h, const char *root,
 	t_assert(httpd_stock() == (strstr(line, ", stock mode") != NULL) ||
 		 (!httpd_stock() && !t_nofd_kernel()),
 		 "the mode nofd-httpd announced: '%s'", line);
+}
+
+/* The same, with no limit on locked memory */
+static inline void httpd_start_as(struct httpd *h, const char *root,
+				  const char *const *argv, uid_t uid)
+{
+	httpd_start_limited(h, root, argv, uid, RLIM_INFINITY);
 }
 
 static inline void httpd_start(struct httpd *h, const char *root,
