@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,27 @@ static void usage(FILE *f, int status)
 	exit(status);
 }
 
+/* A bad command line: what is wrong, in one line, and where help is */
+static void __attribute__((format(printf, 1, 2), noreturn))
+bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("nofd-httpd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'nofd-httpd --help' for the options.\n", stderr);
+	exit(2);
+}
+
+/* @v must be at least @min */
+static void at_least(unsigned long v, unsigned long min, const char *what)
+{
+	if (v < min)
+		bad("%s: %lu, but it must be at least %lu", what, v, min);
+}
+
 static unsigned long number(const char *s, const char *what, unsigned long max)
 {
 	char *end;
@@ -91,11 +113,8 @@ static unsigned long number(const char *s, const char *what, unsigned long max)
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || v > max) {
-		fprintf(stderr, "nofd-httpd: %s: '%s' is not a number up to %lu\n",
-			what, s, max);
-		exit(2);
-	}
+	if (errno || !*s || *end || v > max)
+		bad("%s: '%s' is not a number up to %lu", what, s, max);
 	return v;
 }
 
@@ -149,7 +168,8 @@ void parse_options(int argc, char **argv)
 			else if (!strcmp(optarg, "read"))
 				opt.send = SEND_READ;
 			else
-				usage(stderr, 2);
+				bad("--send: '%s' is not auto, splice or read",
+				    optarg);
 			break;
 		case O_RECV:
 			if (!strcmp(optarg, "multishot"))
@@ -157,7 +177,8 @@ void parse_options(int argc, char **argv)
 			else if (!strcmp(optarg, "single"))
 				opt.recv = RECV_SINGLE;
 			else
-				usage(stderr, 2);
+				bad("--recv: '%s' is not single or multishot",
+				    optarg);
 			break;
 		case O_IDLE: opt.idle_ms = number(optarg, "--idle-timeout",
 						  INT_MAX); break;
@@ -177,12 +198,21 @@ void parse_options(int argc, char **argv)
 		case O_STOCK: opt.stock = true; break;
 		case O_STATS: opt.stats = true; break;
 		case 'h': usage(stdout, 0); break;
-		default: usage(stderr, 2);
+		default:	/* getopt_long() said which */
+			fputs("Try 'nofd-httpd --help' for the options.\n",
+			      stderr);
+			exit(2);
 		}
 	}
-	if (optind < argc || opt.threads < 1 || opt.entries < 8 ||
-	    !opt.max_conns || !opt.idle_ms || !opt.header_ms || !opt.send_ms)
-		usage(stderr, 2);
+	if (optind < argc)
+		bad("'%s': an argument, where only options are taken",
+		    argv[optind]);
+	at_least(opt.threads, 1, "--threads");
+	at_least(opt.entries, 8, "--entries");
+	at_least(opt.max_conns, 1, "--max-conns");
+	at_least(opt.idle_ms, 1, "--idle-timeout");
+	at_least(opt.header_ms, 1, "--header-timeout");
+	at_least(opt.send_ms, 1, "--send-timeout");
 	if (!opt.cache_valid_ms)
 		opt.cache_files = 0;
 }
