@@ -846,6 +846,18 @@ static void send_home(const char *name, void (*print)(FILE *))
 	frame_end(stdout);
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: versus [--quick] [--rounds=N] [--variants] "
+		"[--only=N]\n"
+		"       versus --job=S,L,DURATION\n"
+		"       versus --native [--prefix=DIR] [--quick] [--rounds=N]\n"
+		"       versus --nginx-conf\n"
+		"nofd-httpd against nginx under wrk, in the guest (make demo) "
+		"or natively;\nhttpd/versus.c's first comment says what each "
+		"option does.\n");
+}
+
 int main(int argc, char **argv)
 {
 	int job_s = -1, job_l = -1;
@@ -853,6 +865,10 @@ int main(int argc, char **argv)
 	bool conf_only = false;
 
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
 		if (!strcmp(argv[i], "--quick"))
 			rounds = 1;
 		else if (!strcmp(argv[i], "--variants"))
@@ -868,8 +884,12 @@ int main(int argc, char **argv)
 		else if (!strncmp(argv[i], "--rounds=", 9))
 			rounds = atoi(argv[i] + 9);
 		else if (sscanf(argv[i], "--job=%d,%d,%31s", &job_s, &job_l,
-				job_dur) != 3)
-			die(argv[i], -EINVAL);
+				job_dur) != 3) {
+			fprintf(stderr, "versus: '%s': no such option\n",
+				argv[i]);
+			usage(stderr);
+			return 2;
+		}
 	}
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		die("--rounds", -EINVAL);
