@@ -14,7 +14,12 @@
 # the compiler.
 set -euo pipefail
 
-flavour=${1:?usage: kernel/build.sh fast|debug}
+case ${1:-} in
+fast|debug) [ $# = 1 ] || { echo "usage: kernel/build.sh fast|debug" >&2; exit 2; } ;;
+-h|--help) echo "usage: kernel/build.sh fast|debug"; exit 0 ;;
+*) echo "usage: kernel/build.sh fast|debug" >&2; exit 2 ;;
+esac
+flavour=$1
 . "$(dirname "$0")/lib.sh"
 top=$NOFD_TOP
 build=$top/build

@@ -7,6 +7,12 @@
 #   kernel/check-series.sh
 set -euo pipefail
 
+case ${1:-} in
+-h|--help) echo "usage: kernel/check-series.sh (no options; about 45 minutes)"; exit 0 ;;
+"") ;;
+*) echo "usage: kernel/check-series.sh (no options)" >&2; exit 2 ;;
+esac
+
 . "$(dirname "$0")/lib.sh"
 top=$NOFD_TOP
 work=${NOFD_CACHE:-/var/cache/nofd}/series-check

@@ -9,6 +9,12 @@
 #   kernel/format-series.sh DIR
 set -euo pipefail
 
+case ${1:-} in
+-h|--help) echo "usage: kernel/devtree.sh [DIR]"; exit 0 ;;
+-*) echo "usage: kernel/devtree.sh [DIR]" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "usage: kernel/devtree.sh [DIR]" >&2; exit 2; }
+
 . "$(dirname "$0")/lib.sh"
 top=$NOFD_TOP
 dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}

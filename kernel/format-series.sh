@@ -7,6 +7,12 @@
 #   kernel/format-series.sh [DIR]      (default $NOFD_CACHE/devtree)
 set -euo pipefail
 
+case ${1:-} in
+-h|--help) echo "usage: kernel/format-series.sh [DIR]"; exit 0 ;;
+-*) echo "usage: kernel/format-series.sh [DIR]" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "usage: kernel/format-series.sh [DIR]" >&2; exit 2; }
+
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}
 out=$top/kernel/patches

@@ -135,6 +135,27 @@ qemu_plugin_header() {
 	echo "$dir"
 }
 
+usage() {
+	echo "usage: scripts/deps.sh [--sid | --qemu-plugin]" >&"$1"
+	echo "  (no option: install the host packages and fetch the pinned ones;" \
+		"see the comment at its top)" >&"$1"
+}
+
+case ${1:-} in
+-h|--help)
+	usage 1
+	exit 0
+	;;
+--sid|--qemu-plugin|"")
+	;;
+*)
+	echo "scripts/deps.sh: unknown option '$1'" >&2
+	usage 2
+	exit 2
+	;;
+esac
+[ $# -le 1 ] || { usage 2; exit 2; }
+
 case ${1:-} in
 --sid)
 	private_apt_update

@@ -11,7 +11,11 @@
 # where scripts/deps.sh installed them: vm/mkinitramfs.sh copies them.
 set -euo pipefail
 
-dir=${1:?usage: vm/guest-debs.sh DIR}
+case ${1:-} in
+-h|--help) echo "usage: vm/guest-debs.sh DIR"; exit 0 ;;
+""|-*) echo "usage: vm/guest-debs.sh DIR" >&2; exit 2 ;;
+esac
+dir=$1
 cache=/var/cache/nofd/debs
 packages=(nginx wrk libluajit2-5.1-2)
 

@@ -19,6 +19,12 @@ set -euo pipefail
 
 usage="usage: vm/mkinitramfs.sh [--with DIR] OUT PROGRAM... -- TEST..."
 with=
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+""|--) echo "$usage" >&2; exit 2 ;;
+--with) ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
 if [ "${1:-}" = --with ]; then
 	with=$(cd "${2:?$usage}" && pwd)
 	shift 2
