@@ -552,8 +552,9 @@ int main(int argc, char **argv)
 	}
 	snprintf(bin, sizeof(bin), "%s",
 		 getenv("BENCH_BIN") ? getenv("BENCH_BIN") : "/bin");
-	/* in the guest: the same memory layout in every run */
-	if (!native) {
+	/* in the guest: the same memory layout in every run (never on a
+	 * host: it is system-wide) */
+	if (!native && in_nofd_guest()) {
 		FILE *f = fopen("/proc/sys/kernel/randomize_va_space", "w");
 
 		if (f) {
