@@ -61,8 +61,10 @@ kernel-fast kernel-debug: kernel-%: | deps
 
 initramfs: $(B)/initramfs.cpio.gz
 
-$(B)/initramfs.cpio.gz: $(GUEST) $(BENCH) $(TESTS) vm/mkinitramfs.sh
-	@vm/mkinitramfs.sh $@ $(GUEST) $(BENCH) -- $(TESTS)
+# With build/debs: stress-ng for tests/stress-ng (nginx and wrk come
+# along, unused by the tests).
+$(B)/initramfs.cpio.gz: $(GUEST) $(BENCH) $(TESTS) vm/mkinitramfs.sh $(B)/debs
+	@vm/mkinitramfs.sh --with $(B)/debs $@ $(GUEST) $(BENCH) -- $(TESTS)
 
 # The demo's guest root adds Debian's nginx and wrk with their libraries.
 $(B)/debs: vm/guest-debs.sh | deps

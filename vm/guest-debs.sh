@@ -1,7 +1,9 @@
 #!/bin/bash
-# Fetch the Debian packages the demo runs in the guest (nginx, wrk and
-# LuaJIT, which wrk links) and unpack them, without installing them on the
-# host: nothing starts here, and the host's nginx, if any, is left alone.
+# Fetch the Debian packages the guest runs (for the demo nginx, wrk and
+# LuaJIT, which wrk links; for make test stress-ng and the three libraries
+# it links that the host lacks) and unpack them, without installing them
+# on the host: nothing starts here, and the host's nginx, if any, is left
+# alone.
 #
 #   vm/guest-debs.sh DIR
 #
@@ -17,7 +19,8 @@ case ${1:-} in
 esac
 dir=$1
 cache=/var/cache/nofd/debs
-packages=(nginx wrk libluajit2-5.1-2)
+packages=(nginx wrk libluajit2-5.1-2
+	stress-ng libipsec-mb1 libjudydebian1 libsctp1)
 
 mkdir -p "$cache"
 for p in "${packages[@]}"; do
