@@ -49,7 +49,7 @@ HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
 PLUGIN := $(B)/profile/insn-prof.so
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo versus-native \
-	bench bench-native bench-spread fuzz profile compile-check clean
+	bench bench-native bench-spread fuzz profile compile-check clean help
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
@@ -205,6 +205,22 @@ SRCS := $(wildcard tests/*.c bench/*.c demo/*.c fuzz/*.c httpd/*.c vm/*.c \
 	profile/report.c)
 compile-check: | deps
 	@$(foreach f,$(SRCS),$(CC) $(CFLAGS) -Ibench -Ihttpd -c -o /dev/null $(f) &&) true
+
+help:
+	@echo "make test          build and boot the debug kernel, run every test"
+	@echo "make demo          the fast kernel: the greeting chain, then nofd-httpd"
+	@echo "                   against nginx in the guest, then natively (QUICK=1)"
+	@echo "make bench         every benchmark workload, guest then native (QUICK=1,"
+	@echo "                   ONLY=WORKLOAD,...); bench-native, bench-spread"
+	@echo "make versus-native nofd-httpd against nginx on this machine's kernel"
+	@echo "make fuzz          the SQE fuzzer on the debug kernel (SECONDS=, ROUNDS=,"
+	@echo "                   SEED=, STOCK=1, NODRAIN=1)"
+	@echo "make profile       where one job's instructions go (WORKLOAD= MODE="
+	@echo "                   PARAM=, or HTTPD=S,L)"
+	@echo "make deps          what the others fetch and install first"
+	@echo "make kernel-fast, make kernel-debug, make initramfs, make all"
+	@echo "                   the pieces; make compile-check; make clean"
+	@echo "README.md says how long each takes here."
 
 clean:
 	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm
