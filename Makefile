@@ -116,9 +116,10 @@ $(BIN)/versus: httpd/versus.c lib/die.h lib/stats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
-$(BIN)/fuzz: fuzz/fuzz.c fuzz/stall.c fuzz/stall.h $(HDRS) | deps
+FUZZ_SRCS := fuzz/fuzz.c fuzz/ops.c fuzz/box.c fuzz/sharer.c fuzz/stall.c
+$(BIN)/fuzz: $(FUZZ_SRCS) fuzz/fuzz.h fuzz/stall.h $(HDRS) | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ fuzz/fuzz.c fuzz/stall.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(FUZZ_SRCS) $(LDLIBS)
 
 $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
