@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nofd-httpd.h"
+#include "server.h"
 
 static uint32_t path_hash(const char *s)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * nofd-httpd: a static HTTP/1.1 server that holds no file descriptor per
- * connection, file or directory (nofd-httpd.h has the design, README.md
+ * connection, file or directory (server.h has the design, README.md
  * the manual). This file: main, the start-up message, and the count of the
  * heap allocations made after start-up, which --stats prints and which
  * should be none.
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "nofd-httpd.h"
+#include "server.h"
 
 struct worker *workers;
 volatile sig_atomic_t stop_signal;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nofd-httpd.h"
+#include "server.h"
 
 struct options opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,

@@ -16,7 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "nofd-httpd.h"
+#include "server.h"
 
 struct kernel_caps kc;
 bool stock;

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nofd-httpd.h: what the server's files share: the slot layout, the
+ * server.h: what the server's files share: the slot layout, the
  * connection and worker structs, the op and phase enums.
  *
  * nofd-httpd: a static HTTP/1.1 server that holds no file descriptor per
  * connection, file or directory. Each thread has one ring, and everything
  * it serves lives in that ring's fixed-file table:
  *
- *   slot 0            the listener: SOCKET direct, SO_REUSEPORT, BIND, LISTEN
+ *   slot 0            the listener: SOCKET direct, BIND, LISTEN in the first
+ *                     thread, sent to the others' rings by MSG_RING
  *   slot 1            the document root, OPENAT O_PATH|O_DIRECTORY direct
  *   slot 2            the access log file, when it is a file
- *   CONN..CONN+n      connections, from multishot ACCEPT into ALLOC slots
+ *   CONN..CONN+n      connections, from ACCEPTs into ALLOC slots, each
+ *                     armed only with a slot free for it
  *   then, per connection i: two file slots (a file, or a directory and its
  *   index.html) and a pipe's two ends (SPLICE file -> pipe -> socket)
  *   then one slot per entry of the open-file cache (an entry and the
@@ -37,8 +39,10 @@
  * The files: nofd-httpd.c (main, the start-up message, the count of heap
  * allocations after start-up), options.c (the command line), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
- * log), serve.c (the event loop and every phase of a connection), cache.c
- * (the open-file cache).
+ * log), serve.c (the event loop and the phases of a connection),
+ * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
+ * listing.c (directory listings), log.c (the access log), cache.c (the
+ * open-file cache), http.c (parsing, paths, dates, escaping).
  */
 #ifndef NOFD_HTTPD_H
 #define NOFD_HTTPD_H
@@ -278,6 +282,75 @@ static inline uint64_t ud(enum op op, unsigned int idx)
 /* options.c */
 void parse_options(int argc, char **argv);
 
+/*
+ * What the worker's files share to make SQEs: a connection's index and
+ * slots, and SQEs whose user_data says whose they are (ud()).
+ */
+static inline unsigned int conn_index(struct worker *w, struct conn *c)
+{
+	return c - w->conns;
+}
+
+static inline int conn_slot(struct worker *w, struct conn *c)
+{
+	return SLOT_CONN + conn_index(w, c);
+}
+
+/* The connection's file slot that is not c->fslot */
+static inline int other_slot(struct conn *c)
+{
+	return c->fslot == c->slot_a ? c->slot_b : c->slot_a;
+}
+
+/* Room for @n SQEs in a row, so that a chain is never split by a submit. */
+static inline void reserve(struct worker *w, unsigned int n)
+{
+	if (io_uring_sq_space_left(&w->ring) < n)
+		io_uring_submit(&w->ring);
+}
+
+/* An SQE with user_data @data, counted in no connection's inflight */
+static inline struct io_uring_sqe *sqe_raw(struct worker *w,
+					   uint64_t data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+
+	if (!sqe) {
+		io_uring_submit(&w->ring);
+		sqe = io_uring_get_sqe(&w->ring);
+	}
+	io_uring_sqe_set_data64(sqe, data);
+	return sqe;
+}
+
+/* An SQE of @c's (none: NULL), counted in its inflight */
+static inline struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
+					   enum op op)
+{
+	if (c)
+		c->inflight++;
+	return sqe_raw(w, ud(op, c ? conn_index(w, c) : NO_CONN));
+}
+
+/* @c's RECV or SEND chain must be done in @ms (serve.c's sweep_deadlines()) */
+static inline void set_deadline(struct worker *w, struct conn *c,
+				unsigned int ms)
+{
+	c->deadline_ms = w->now_ms + ms;
+}
+
+static inline void close_slot(struct worker *w, struct conn *c, int slot)
+{
+	io_uring_prep_close_direct(sqe_for(w, c, OP_CLOSE), slot);
+}
+
+static inline void close_pipe(struct worker *w, struct conn *c)
+{
+	close_slot(w, c, c->pipe_rd);
+	close_slot(w, c, c->pipe_wr);
+	c->pipe_open = false;
+}
+
 /* setup.c */
 void probe_kernel(void);
 void worker_init(struct worker *w);
@@ -286,6 +359,27 @@ void share_listener(struct worker *w);
 
 /* serve.c */
 void *worker_loop(void *arg);
+
+/* respond.c */
+void send_out(struct worker *w, struct conn *c, const char *body, size_t len);
+void write_head(struct worker *w, struct conn *c, int status,
+		const char *type, uint64_t len, const char *extra);
+void respond_error(struct worker *w, struct conn *c, int status);
+void respond_and_close(struct worker *w, struct conn *c, int status);
+void respond_redirect(struct worker *w, struct conn *c);
+void serve_file(struct worker *w, struct conn *c, const char *name);
+void send_chunk(struct worker *w, struct conn *c, bool first);
+void on_pipe(struct worker *w, struct conn *c);
+
+/* log.c */
+void log_flush(struct worker *w);
+void log_flush_due(struct worker *w);
+void log_request(struct worker *w, struct conn *c, uint64_t bytes);
+
+/* listing.c */
+void list_directory(struct worker *w, struct conn *c);
+void on_dents(struct worker *w, struct conn *c);
+void on_install(struct worker *w, struct conn *c);
 
 /* cache.c */
 void cache_init(struct worker *w, int first_slot);

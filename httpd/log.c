@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * log.c: nofd-httpd's access log, in the common log format: a line per
+ * request gathered in the worker's buffer, written by a WRITE of the log's
+ * slot when 32 KiB have gathered or --log-flush after the first (as
+ * nginx's access_log buffer= flush=), or to stdout.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "server.h"
+
+void log_flush(struct worker *w)
+{
+	struct io_uring_sqe *sqe;
+
+	if (w->log_busy || !w->log_len)
+		return;
+	sqe = sqe_for(w, NULL, OP_LOG);
+	if (strcmp(opt.log, "-")) {
+		io_uring_prep_write(sqe, SLOT_LOG, w->log[w->log_fill],
+				    w->log_len, -1);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	} else {
+		io_uring_prep_write(sqe, STDOUT_FILENO, w->log[w->log_fill],
+				    w->log_len, -1);
+	}
+	w->log_busy = true;
+	w->log_fill ^= 1;
+	w->log_len = 0;
+}
+
+/*
+ * A WRITE of the log goes to io-wq on tmpfs and ext4 (no FMODE_NOWAIT;
+ * ext4 refuses IOCB_NOWAIT buffered writes), so lines are gathered and
+ * written opt.log_flush_ms after the first, as nginx's access_log buffer=
+ * flush= does, or when half the buffer is full.
+ */
+void log_flush_due(struct worker *w)
+{
+	if (w->log_len && w->now_ms - w->log_since_ms >= opt.log_flush_ms)
+		log_flush(w);
+}
+
+static bool log_plain(unsigned char ch)
+{
+	return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+}
+
+/* The request line, quotes and controls escaped, at most 512 bytes of it */
+static void log_line_escaped(struct http_out *o, struct conn *c)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *s = c->hr.line, *end = s + c->hr.line_len;
+	char *start = o->p;
+
+	if (!c->hr.line_len) {
+		http_put(o, "-", 1);
+		return;
+	}
+	while (s < end && o->p - start < 512) {
+		size_t room = 512 - (o->p - start);
+		const char *run = s;
+
+		while (s < end && (size_t)(s - run) < room && log_plain(*s))
+			s++;
+		if (s > run) {
+			http_put(o, run, s - run);
+		} else {
+			unsigned char ch = *s++;
+			char esc[4] = { '\\', 'x', hex[ch >> 4], hex[ch & 15] };
+
+			http_put(o, esc, 4);
+		}
+	}
+}
+
+/* The client's address; an IPv4 one without inet_ntop()'s sprintf() */
+static void log_host(struct http_out *o, struct conn *c)
+{
+	char host[INET6_ADDRSTRLEN] = "-";
+
+	if (!c->peer_len) {
+		http_put(o, "-", 1);
+	} else if (c->peer.sin6_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)&c->peer;
+		const unsigned char *a = (const void *)&in->sin_addr;
+
+		for (int i = 0; i < 4; i++) {
+			if (i)
+				http_put(o, ".", 1);
+			http_put_uint(o, a[i]);
+		}
+	} else {
+		inet_ntop(AF_INET6, &c->peer.sin6_addr, host, sizeof(host));
+		http_put_str(o, host);
+	}
+}
+
+void log_request(struct worker *w, struct conn *c, uint64_t bytes)
+{
+	char *l = w->log[w->log_fill];
+	struct http_out o;
+	int len;
+
+	if (!opt.log)
+		return;
+	if (LOG_MAX - w->log_len < 800) {
+		w->log_dropped++;
+		return;
+	}
+	if (!w->log_len)
+		w->log_since_ms = w->now_ms;
+	/* "HOST - - [DATE] "LINE" STATUS BYTES", as nginx's "common" */
+	o = (struct http_out){ l + w->log_len, l + LOG_MAX };
+	log_host(&o, c);
+	http_put(&o, " - - [", 6);
+	http_put(&o, w->log_date, HTTP_LOG_DATE_LEN - 1);
+	http_put(&o, "] \"", 3);
+	log_line_escaped(&o, c);
+	http_put(&o, "\" ", 2);
+	http_put_uint(&o, c->status);
+	http_put(&o, " ", 1);
+	http_put_uint(&o, bytes);
+	http_put(&o, "\n", 1);
+	len = o.p - (l + w->log_len);
+	w->log_len += len;
+	if (w->log_len > LOG_MAX / 2)
+		log_flush(w);
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * respond.c: what nofd-httpd sends: a response's head, an error or a
+ * redirect, and a file's body, by READ+SEND of a registered buffer or by
+ * SPLICE file -> the connection's direct pipe -> socket, a part at a time.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server.h"
+
+/* The head and @body (@len bytes, NULL for none), then the next request. */
+void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
+{
+	struct io_uring_sqe *sqe;
+
+	c->phase = PH_SEND;
+	c->file_left = 0;
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_SEND);
+	io_uring_prep_send(sqe, conn_slot(w, c), c->out, c->out_len,
+			   MSG_NOSIGNAL | MSG_WAITALL | (len ? MSG_MORE : 0));
+	sqe->flags |= IOSQE_FIXED_FILE;
+	if (len) {
+		sqe->flags |= IOSQE_IO_LINK;
+		sqe = sqe_for(w, c, OP_SEND);
+		io_uring_prep_send(sqe, conn_slot(w, c), body, len,
+				   MSG_NOSIGNAL | MSG_WAITALL);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
+	set_deadline(w, c, opt.send_ms);
+	c->chain_body = len;
+}
+
+/*
+ * The response head, into c->out. @type NULL: no body follows and none is
+ * described (304), so no Content-Type or Content-Length either.
+ */
+void write_head(struct worker *w, struct conn *c, int status,
+		const char *type, uint64_t length, const char *extra)
+{
+	struct http_out o = { c->out, c->out + OUT_MAX };
+
+	c->status = status;
+	http_put_str(&o, "HTTP/1.1 ");
+	http_put_uint(&o, status);
+	http_put(&o, " ", 1);
+	http_put_str(&o, http_reason(status));
+	http_put_str(&o, "\r\nServer: nofd-httpd\r\nDate: ");
+	http_put(&o, w->date, HTTP_DATE_LEN - 1);
+	if (type) {
+		http_put_str(&o, "\r\nContent-Type: ");
+		http_put_str(&o, type);
+		http_put_str(&o, "\r\nContent-Length: ");
+		http_put_uint(&o, length);
+	}
+	http_put(&o, "\r\n", 2);
+	if (extra)
+		http_put_str(&o, extra);
+	http_put_str(&o, c->keepalive ? "Connection: keep-alive\r\n\r\n" :
+					 "Connection: close\r\n\r\n");
+	c->out_len = o.p - c->out;
+}
+
+/* An error page; the connection stays open for the client's mistakes
+ * about a resource, and is closed after the others. */
+void respond_error(struct worker *w, struct conn *c, int status)
+{
+	char body[256];
+	int n = snprintf(body, sizeof(body),
+			 "<html><head><title>%d %s</title></head><body>"
+			 "<h1>%d %s</h1></body></html>\n", status,
+			 http_reason(status), status, http_reason(status));
+
+	if (status != 403 && status != 404 && status != 405)
+		c->keepalive = false;
+	write_head(w, c, status, "text/html", n,
+	     status == 405 ? "Allow: GET, HEAD\r\n" : NULL);
+	if (!c->no_body && c->out_len + n < OUT_MAX) {
+		memcpy(c->out + c->out_len, body, n);
+		c->out_len += n;
+	}
+	send_out(w, c, NULL, 0);
+	c->chain_body = c->no_body ? 0 : n;
+}
+
+/*
+ * Answer @status to a request that is read no further (its head was bad
+ * or did not come in time, or there is no room for the connection), then
+ * close: a body whatever the method, and no request line in the log.
+ */
+void respond_and_close(struct worker *w, struct conn *c, int status)
+{
+	c->no_body = false;
+	c->keepalive = false;
+	c->hr.line_len = 0;
+	respond_error(w, c, status);
+}
+
+void respond_redirect(struct worker *w, struct conn *c)
+{
+	char loc[sizeof(c->path) * 3 + 32] = "Location: /";
+	size_t pos = strlen(loc);
+	char *seg = c->path;
+
+	/* each segment escaped, the slashes kept, a slash added */
+	while (*seg) {
+		char *slash = strchr(seg, '/'), save = 0;
+
+		if (slash) {
+			save = *slash;
+			*slash = '\0';
+		}
+		http_escape_url(loc, sizeof(loc) - 4, &pos, seg);
+		loc[pos++] = '/';
+		if (!slash)
+			break;
+		*slash = save;
+		seg = slash + 1;
+	}
+	memcpy(loc + pos, "\r\n", 3);
+	write_head(w, c, 301, "text/html", 0, loc);
+	send_out(w, c, NULL, 0);
+}
+
+/* The pipe a body of @left bytes wants: its size, CHUNK to PIPE_MAX */
+static unsigned int pipe_want(uint64_t left)
+{
+	return left < CHUNK ? CHUNK : left < PIPE_MAX ? left : PIPE_MAX;
+}
+
+/*
+ * The connection's pipe, made when it first sends a file by SPLICE, and
+ * sized for that file, at least CHUNK and at most PIPE_MAX: each SPLICE
+ * pair moves a pipe's worth, 2 SPLICEs per MiB with a 1 MiB pipe where
+ * the default 64 KiB makes 32 (each a hand-off to io-wq before series
+ * v7; now only the part the socket has no room for is). PIPE
+ * sizes it on the nofd kernel (@sized); elsewhere its write end is
+ * installed as a descriptor for the time F_SETPIPE_SZ takes (on_pipe()).
+ */
+static void make_pipe(struct worker *w, struct conn *c, bool sized)
+{
+	struct io_uring_sqe *sqe;
+
+	c->phase = PH_PIPE;
+	c->pipe_open = true;
+	c->pipe_sized = sized;
+	c->pipe_size = 0;
+	c->pipe_fd = -ECANCELED;
+	c->pipe_want = pipe_want(c->file_left);
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_PIPE);
+	io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0, c->pipe_rd);
+	if (sized) {
+		io_uring_sqe_set_pipe_size(sqe, c->pipe_want);
+		return;
+	}
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = sqe_for(w, c, OP_PIPE_FD);
+	io_uring_prep_fixed_fd_install(sqe, c->pipe_wr, 0);
+}
+
+/*
+ * PIPE refuses a size the user may not have, as fcntl() does (over
+ * pipe-user-pages-soft without CAP_SYS_RESOURCE): then a pipe as it comes,
+ * enlarged by fcntl() where it may be, else used at the size it has
+ * (F_GETPIPE_SZ). Without a pipe of known size (none could be made: over
+ * pipe-user-pages-hard; or no descriptor to ask) the body goes by
+ * READ+SEND. A SPLICE pair must not ask for more than the pipe holds: it
+ * would come up short, as a truncated file does.
+ */
+void on_pipe(struct worker *w, struct conn *c)
+{
+	if (!c->pipe_open && c->pipe_sized) {
+		make_pipe(w, c, false);
+		return;
+	}
+	if (c->pipe_open && c->pipe_fd >= 0) {
+		c->pipe_size = fcntl(c->pipe_fd, F_SETPIPE_SZ, c->pipe_want);
+		if (c->pipe_size <= 0)
+			c->pipe_size = fcntl(c->pipe_fd, F_GETPIPE_SZ);
+		close(c->pipe_fd);
+	}
+	if (c->pipe_open && c->pipe_size <= 0)
+		close_pipe(w, c);
+	if (c->pipe_open)
+		w->pipes++;
+	if (c->pipe_open && (unsigned int)c->pipe_size < c->pipe_want)
+		w->pipes_small++;
+	if (!c->pipe_open) {
+		w->no_pipe++;
+		c->use_read = true;
+	}
+	send_chunk(w, c, true);
+}
+
+/* Send the next part of the file: SPLICE through the pipe or READ+SEND. */
+void send_chunk(struct worker *w, struct conn *c, bool first)
+{
+	size_t hl = first ? c->out_len : 0;
+	size_t n = c->file_left < CHUNK ? c->file_left : CHUNK;
+	struct io_uring_sqe *sqe;
+	int sock = conn_slot(w, c);
+
+	/*
+	 * A pipe kept from an earlier response (or connection, conn_close())
+	 * that got the size it asked for and is smaller than this file
+	 * wants is made again; one the kernel kept smaller is used as it is.
+	 */
+	if (!c->use_read && c->pipe_open && first &&
+	    (unsigned int)c->pipe_size >= c->pipe_want &&
+	    (unsigned int)c->pipe_size < pipe_want(c->file_left))
+		close_pipe(w, c);
+	if (!c->use_read && !c->pipe_open) {
+		make_pipe(w, c, kc.pipe_size);
+		return;
+	}
+	c->phase = PH_SEND;
+	reserve(w, 4);
+	if (c->use_read) {
+		if (n > CHUNK - hl)
+			n = CHUNK - hl;
+		if (hl)
+			memcpy(c->body, c->out, hl);
+		sqe = sqe_for(w, c, OP_READ);
+		/* --send splice registers no buffers: READ, for want of a
+		 * pipe (on_pipe()); nor does a user short of locked memory */
+		if (w->fixed_bufs)
+			io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl,
+						 n, c->file_off, 0);
+		else
+			io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
+					   c->file_off);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe = sqe_for(w, c, OP_SEND);
+		io_uring_prep_send(sqe, sock, c->body, hl + n,
+				   MSG_NOSIGNAL | MSG_WAITALL);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	} else {
+		if (c->file_left > (uint64_t)c->pipe_size)
+			n = c->pipe_size;
+		else
+			n = c->file_left;
+		if (hl) {
+			sqe = sqe_for(w, c, OP_SEND);
+			io_uring_prep_send(sqe, sock, c->out, hl,
+					   MSG_NOSIGNAL | MSG_WAITALL | MSG_MORE);
+			sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		}
+		sqe = sqe_for(w, c, OP_SPLICE_IN);
+		io_uring_prep_splice(sqe, c->fslot, c->file_off,
+				     c->pipe_wr, -1, n, SPLICE_F_FD_IN_FIXED);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+		sqe = sqe_for(w, c, OP_SPLICE_OUT);
+		io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
+				     SPLICE_F_FD_IN_FIXED);
+		sqe->flags |= IOSQE_FIXED_FILE;
+	}
+	set_deadline(w, c, opt.send_ms);
+	c->file_off += n;
+	c->file_left -= n;
+	c->chain_body = n;
+	c->body_len = n;	/* what each op of the chain must move */
+}
+
+void serve_file(struct worker *w, struct conn *c, const char *name)
+{
+	char extra[] = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n";
+	time_t mtime = c->stx.stx_mtime.tv_sec;
+
+	/* the date written over the sample's; its NUL over the \r, put back */
+	http_date(mtime, extra + 15);
+	memcpy(extra + 15 + HTTP_DATE_LEN - 1, "\r\n", 2);
+	if (c->hr.if_modified_since >= 0 && mtime <= c->hr.if_modified_since) {
+		write_head(w, c, 304, NULL, 0, extra);
+		send_out(w, c, NULL, 0);
+		return;
+	}
+	write_head(w, c, 200, http_content_type(name), c->stx.stx_size,
+		   extra);
+	c->file_off = 0;
+	c->file_left = c->no_body ? 0 : c->stx.stx_size;
+	/* auto: a body that fits one buffer with the head goes by READ+SEND,
+	 * a larger one by SPLICE (httpd/README.md has the measurements) */
+	c->use_read = opt.send == SEND_READ ||
+		      (opt.send == SEND_AUTO &&
+		       c->file_left + c->out_len <= CHUNK);
+	if (!c->file_left) {
+		send_out(w, c, NULL, 0);
+		return;
+	}
+	send_chunk(w, c, true);
+}
