@@ -107,6 +107,28 @@ void announce(struct worker *w)
 	__atomic_store_n(&started, true, __ATOMIC_RELAXED);
 }
 
+/* --stats: the counters of every worker, summed, as name=value */
+static void print_stats(void)
+{
+	char line[1024];
+	size_t len = 0;
+
+	len += snprintf(line, sizeof(line), "nofd-httpd:");
+#define HTTPD_COUNTER_PRINT(field, name)				\
+	do {								\
+		unsigned long sum = 0;					\
+									\
+		for (int i = 0; i < opt.threads; i++)			\
+			sum += workers[i].field;			\
+		len += snprintf(line + len, sizeof(line) - len,		\
+				" " name "=%lu", sum);			\
+	} while (0);
+	HTTPD_COUNTERS(HTTPD_COUNTER_PRINT)
+#undef HTTPD_COUNTER_PRINT
+	fprintf(stderr, "%s allocs_after_start=%lu\n", line,
+		allocs_after_start);
+}
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
@@ -115,9 +137,6 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long requests = 0, accepted = 0, rejected = 0, dropped = 0;
-	unsigned long hits = 0, misses = 0, pauses = 0, starved = 0;
-	unsigned long pipes = 0, small = 0, no_pipe = 0;
 	sigset_t block;
 
 	parse_options(argc, argv);
@@ -152,27 +171,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < opt.threads; i++)
 		pthread_join(workers[i].thread, NULL);
 	__atomic_store_n(&started, false, __ATOMIC_RELAXED);
-	for (int i = 0; i < opt.threads; i++) {
-		requests += workers[i].requests;
-		accepted += workers[i].accepted;
-		rejected += workers[i].rejected;
-		dropped += workers[i].log_dropped;
-		hits += workers[i].cache_hits;
-		misses += workers[i].cache_misses;
-		pauses += workers[i].recv_pauses;
-		starved += workers[i].recv_starved;
-		pipes += workers[i].pipes;
-		small += workers[i].pipes_small;
-		no_pipe += workers[i].no_pipe;
-		io_uring_queue_exit(&workers[i].ring);
-	}
 	if (opt.stats)
-		fprintf(stderr, "nofd-httpd: requests=%lu connections=%lu "
-			"rejected=%lu log_dropped=%lu cache_hits=%lu "
-			"cache_misses=%lu recv_pauses=%lu recv_starved=%lu "
-			"pipes=%lu pipes_small=%lu no_pipe=%lu "
-			"allocs_after_start=%lu\n", requests, accepted, rejected,
-			dropped, hits, misses, pauses, starved, pipes, small,
-			no_pipe, allocs_after_start);
+		print_stats();
+	for (int i = 0; i < opt.threads; i++)
+		io_uring_queue_exit(&workers[i].ring);
 	return 0;
 }

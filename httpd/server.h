@@ -144,6 +144,23 @@ enum phase {
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
 
+/*
+ * The server's counters, each a field of struct worker, summed over the
+ * workers and printed by --stats as name=value, in this order.
+ */
+#define HTTPD_COUNTERS(X)						\
+	X(requests, "requests")						\
+	X(accepted, "connections")					\
+	X(rejected, "rejected")						\
+	X(log_dropped, "log_dropped")					\
+	X(cache_hits, "cache_hits")					\
+	X(cache_misses, "cache_misses")					\
+	X(recv_pauses, "recv_pauses")					\
+	X(recv_starved, "recv_starved")					\
+	X(pipes, "pipes")						\
+	X(pipes_small, "pipes_small")					\
+	X(no_pipe, "no_pipe")
+
 /* A file held open in a slot of the worker's table (cache.c) */
 struct cached_file {
 	char path[CACHE_PATH_MAX];
@@ -264,10 +281,9 @@ struct worker {
 	unsigned int nbuckets;
 	int lru_first, lru_last;
 	/* counters for --stats */
-	unsigned long requests, accepted, rejected, log_dropped;
-	unsigned long cache_hits, cache_misses;
-	unsigned long recv_pauses, recv_starved;
-	unsigned long pipes, pipes_small, no_pipe;
+#define HTTPD_COUNTER_FIELD(field, name) unsigned long field;
+	HTTPD_COUNTERS(HTTPD_COUNTER_FIELD)
+#undef HTTPD_COUNTER_FIELD
 };
 
 extern struct worker *workers;
