@@ -15,7 +15,7 @@
 
 struct worker *workers;
 volatile sig_atomic_t stop_signal;
-pthread_barrier_t workers_ready;
+static pthread_barrier_t workers_ready;
 static unsigned long allocs_after_start;
 static bool started;
 
@@ -66,7 +66,7 @@ static void memlock_note(void)
 		(unsigned long long)rl.rlim_cur / 1024);
 }
 
-void announce(struct worker *w)
+static void announce(struct worker *w)
 {
 	int port = bound_port(w);
 
@@ -129,6 +129,26 @@ static void print_stats(void)
 		allocs_after_start);
 }
 
+/*
+ * Each thread sets up its own ring (with SINGLE_ISSUER, the task that
+ * creates a ring is the only one that may submit to it or register with
+ * it); once all are, the first shares its listener with the others and
+ * announces the server; then each serves.
+ */
+static void *worker_thread(void *arg)
+{
+	struct worker *w = arg;
+
+	worker_init(w);
+	pthread_barrier_wait(&workers_ready);
+	if (!w->id) {
+		share_listener(w);
+		announce(w);
+	}
+	serve(w);
+	return NULL;
+}
+
 static void on_signal(int sig)
 {
 	stop_signal = sig;
@@ -164,10 +184,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < opt.threads; i++)
 		workers[i].id = i;
 	for (int i = 1; i < opt.threads; i++)
-		if (pthread_create(&workers[i].thread, NULL, worker_loop,
+		if (pthread_create(&workers[i].thread, NULL, worker_thread,
 				   &workers[i]))
 			die("pthread_create", -EAGAIN);
-	worker_loop(&workers[0]);
+	worker_thread(&workers[0]);
 	for (int i = 1; i < opt.threads; i++)
 		pthread_join(workers[i].thread, NULL);
 	__atomic_store_n(&started, false, __ATOMIC_RELAXED);

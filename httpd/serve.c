@@ -835,20 +835,12 @@ static void clock_tick(struct worker *w)
 }
 
 /*
- * Each thread sets up its own ring: with SINGLE_ISSUER, the task that
- * creates a ring is the only one that may submit to it or register with it.
+ * A worker's event loop, once its ring is set up (nofd-httpd.c): until it
+ * has stopped and every connection is closed.
  */
-void *worker_loop(void *arg)
+void serve(struct worker *w)
 {
-	struct worker *w = arg;
 	sigset_t wait_mask;
-
-	worker_init(w);
-	pthread_barrier_wait(&workers_ready);
-	if (!w->id) {
-		share_listener(w);
-		announce(w);
-	}
 
 	/* only the first worker takes SIGINT/SIGTERM, while it waits */
 	pthread_sigmask(SIG_SETMASK, NULL, &wait_mask);
@@ -898,5 +890,4 @@ void *worker_loop(void *arg)
 		if (w->now_ms >= w->next_sweep_ms)
 			sweep_deadlines(w);
 	}
-	return NULL;
 }

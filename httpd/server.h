@@ -288,7 +288,6 @@ struct worker {
 
 extern struct worker *workers;
 extern volatile sig_atomic_t stop_signal;
-extern pthread_barrier_t workers_ready;
 
 static inline uint64_t ud(enum op op, unsigned int idx)
 {
@@ -374,7 +373,7 @@ int bound_port(struct worker *w);
 void share_listener(struct worker *w);
 
 /* serve.c */
-void *worker_loop(void *arg);
+void serve(struct worker *w);
 
 /* respond.c */
 void send_out(struct worker *w, struct conn *c, const char *body, size_t len);
@@ -402,8 +401,5 @@ void cache_init(struct worker *w, int first_slot);
 bool cache_lookup(struct worker *w, struct conn *c);
 int cache_adopt(struct worker *w, struct conn *c);
 void cache_release(struct conn *c, bool failed);
-
-/* nofd-httpd.c */
-void announce(struct worker *w);
 
 #endif
