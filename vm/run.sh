@@ -126,18 +126,16 @@ if [ -n "$disk" ]; then
 fi
 : >"$out/console.log"; : >"$out/output.log"; : >"$out/status"
 
-if [ $quiet = 0 ]; then
-	# the log as it comes, without the files (unframe ends with tail)
-	tail -n +1 -f "$out/output.log" > >("$unframe") &
-	tailpid=$!
-fi
 start=$(date +%s)
-timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$out/qemu.log" 2>&1
-qrc=$?
+timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$out/qemu.log" 2>&1 &
+qpid=$!
 if [ $quiet = 0 ]; then
-	sleep 0.3
-	kill $tailpid 2>/dev/null; wait $tailpid 2>/dev/null
+	# the log as it comes, without the files: tail --pid ends once QEMU
+	# has exited and the log's last lines are out, however late they came
+	tail -n +1 --pid=$qpid -f "$out/output.log" | "$unframe"
 fi
+wait $qpid
+qrc=$?
 "$unframe" "$files" <"$out/output.log" >/dev/null
 echo "vm: guest ran $(( $(date +%s) - start )) s (qemu exit $qrc, $accel, $(basename "$kernel"))" >&2
 
