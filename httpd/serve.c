@@ -224,6 +224,10 @@ static void arm_accept(struct worker *w)
 		io_uring_prep_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0,
 					    IORING_FILE_INDEX_ALLOC);
 		sqe->flags |= IOSQE_FIXED_FILE;
+		/* wait for a connection before trying: a try that finds
+		 * none makes and frees a socket (6.10 on; -EINVAL before) */
+		if (!w->accept_try_first)
+			sqe->ioprio |= IORING_ACCEPT_POLL_FIRST;
 		w->accepts++;
 	}
 }
@@ -626,6 +630,11 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 	struct conn *c;
 
 	w->accepts--;
+	if (cqe->res == -EINVAL && !w->accept_try_first) {
+		w->accept_try_first = true;	/* no POLL_FIRST here */
+		arm_accept(w);
+		return;
+	}
 	if (cqe->res < 0 || cqe->res < SLOT_CONN ||
 	    cqe->res >= SLOT_CONN + (int)w->nconn) {
 		if (cqe->res >= 0 || cqe->res == -ENFILE)

@@ -249,6 +249,7 @@ struct worker {
 	char *mem;			/* every conn's buffers, in one piece */
 	unsigned int active;		/* accepted, not yet closed */
 	unsigned int accepts;		/* ACCEPTs in flight */
+	bool accept_try_first;		/* the kernel has no ACCEPT_POLL_FIRST */
 	bool listening;			/* SLOT_LISTEN holds the listener */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	/* its buffers are registered: READ_FIXED (past RLIMIT_MEMLOCK: READ) */
