@@ -297,12 +297,20 @@ static int nr_jobs;
 #define MAX_JOBS	256
 static struct job jobs[MAX_JOBS];
 
+/* Every workload plan() names, for --only's check */
+static const char *names[32];
+static int nr_names;
+
 static void add(const char *workload, const char *mode, int param,
 		unsigned int flags)
 {
 	char list[128];
-	int listed = !only;
+	int listed = !only, known = 0;
 
+	for (int i = 0; i < nr_names; i++)
+		known |= !strcmp(names[i], workload);
+	if (!known && nr_names < 32)
+		names[nr_names++] = workload;
 	if ((flags & NOFD) && native)
 		return;
 	if (job_spec) {
@@ -392,6 +400,28 @@ static void plan(void)
 		add_each("thconn", conn + 1, 5, &threads[i], 1);
 	add_each("conn-dt", conn + 1, 5, depth + 1, 2);
 	add_each("files-dt", files, 4, depth + 1, 2);
+}
+
+/* --only names workloads plan() has: an unknown one is an error */
+static void check_only(void)
+{
+	char list[128];
+
+	snprintf(list, sizeof(list), "%s", only ? only : "");
+	for (char *w = strtok(list, ","); w; w = strtok(NULL, ",")) {
+		int known = 0;
+
+		for (int i = 0; i < nr_names; i++)
+			known |= !strcmp(names[i], w);
+		if (known)
+			continue;
+		fprintf(stderr, "bench-run: --only: no workload named '%s'; "
+			"the workloads:", w);
+		for (int i = 0; i < nr_names; i++)
+			fprintf(stderr, " %s", names[i]);
+		fputc('\n', stderr);
+		exit(2);
+	}
 }
 
 static void cost(int round)
@@ -564,6 +594,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	plan();
+	check_only();
 	if (job_spec && nr_jobs != 1)
 		die(job_spec, -ENOENT);
 	if (!job_spec || !strcmp(jobs[0].workload, "walk"))

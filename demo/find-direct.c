@@ -172,8 +172,12 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		die("register files", ret);
 	ret = io_uring_check_getdents(&ring);
-	if (ret <= 0)
-		die("check IORING_OP_GETDENTS", ret ?: -EOPNOTSUPP);
+	if (ret <= 0) {
+		fprintf(stderr, "find-direct: this kernel has no "
+			"IORING_OP_GETDENTS: it needs the nofd kernel (make "
+			"demo boots one)\n");
+		return 1;
+	}
 
 	root = open_dir(-1, argv[1]);
 	if (root < 0)
