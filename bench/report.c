@@ -18,6 +18,7 @@
  * (sockets).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,13 +110,14 @@ static struct cell *get(struct data *d, const char *w, const char *m, int p)
 	return c;
 }
 
-static void load(const char *path, struct data *d, int by_median)
+/* The rows of @path into @d; false if it cannot be read (not measured) */
+static bool load(const char *path, struct data *d, int by_median)
 {
 	char line[4096], w[16], m[24];
 	FILE *f = fopen(path, "r");
 
 	if (!f)
-		return;
+		return false;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long ops, fdops, sys;
 		double cpu, secs, a, b, c, e;
@@ -142,6 +144,7 @@ static void load(const char *path, struct data *d, int by_median)
 		}
 	}
 	fclose(f);
+	return true;
 }
 
 /*
@@ -641,6 +644,7 @@ static void scaling(FILE *out, struct data *d)
 
 int main(int argc, char **argv)
 {
+	bool have_guest, have_native;
 	char path[512];
 	FILE *out;
 
@@ -658,20 +662,28 @@ int main(int argc, char **argv)
 			"OUTDIR\n");
 		return 2;
 	}
-	load(argv[1], &guest, 0);
-	load(argv[2], &native, 1);
+	have_guest = load(argv[1], &guest, 0);
+	have_native = load(argv[2], &native, 1);
+	if (!have_guest && !have_native) {
+		fprintf(stderr, "bench-report: neither %s nor %s can be read: "
+			"nothing was measured\n", argv[1], argv[2]);
+		return 1;
+	}
 	snprintf(path, sizeof(path), "%s/tables.md", argv[3]);
 	out = fopen(path, "w");
 	if (!out) {
 		perror(path);
 		return 1;
 	}
-	fprintf(out, "### Guest (nofd kernel, QEMU TCG, -icount shift=0: "
-		"1 us = 1000 instructions)\n");
-	costs(out, &guest, "guest");
-	for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
-		table(out, &guest, &workloads[i], 1);
-		chart(argv[3], &guest, &workloads[i]);
+	if (guest.nr) {
+		fprintf(out, "### Guest (nofd kernel, QEMU TCG, -icount "
+			"shift=0: 1 us = 1000 instructions)\n");
+		costs(out, &guest, "guest");
+		for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]);
+		     i++) {
+			table(out, &guest, &workloads[i], 1);
+			chart(argv[3], &guest, &workloads[i]);
+		}
 	}
 	if (native.nr) {
 		fprintf(out, "\n### Native (the machine's own kernel, CPU time, "
