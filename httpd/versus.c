@@ -666,15 +666,17 @@ static void print_table(FILE *f)
 	for (int l = 0; l < NLOADS; l++)
 		for (int s = 0; s < nserv; s++) {
 			struct result *r = &results[s][l];
+			char sys[16] = "-";	/* natively: not counted */
 
 			if (!measured(s))
 				continue;
+			if (!native)
+				snprintf(sys, sizeof(sys), "%.2f", r->syscalls);
 			fprintf(f, "| %s | %s | %.0f (%.1f%%) | %.0f | %.0f | "
-				"%.2f (%.1f%%) | %.2f | %d |\n",
+				"%.2f (%.1f%%) | %s | %d |\n",
 				servers[s].name, loads[l].name, mean(r->rps),
 				spread(r->rps), mean(r->p50), mean(r->p99),
-				mean(r->cpu) / 1e3, spread(r->cpu),
-				r->syscalls, r->fds);
+				mean(r->cpu) / 1e3, spread(r->cpu), sys, r->fds);
 		}
 }
 
