@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "stall.h"
+#include "task.h"
 
 static struct {
 	int uffd, dir;
@@ -84,19 +85,7 @@ static void *helper(void *arg)
 /* Whether the writer sleeps uninterruptibly, as on the directory's lock */
 static bool writer_waits(void)
 {
-	char path[64], line[512], *p;
-	bool d = false;
-	FILE *f;
-
-	if (!st.writer_tid)
-		return false;
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", st.writer_tid);
-	f = fopen(path, "r");
-	if (f && fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
-		d = p[2] == 'D';
-	if (f)
-		fclose(f);
-	return d;
+	return st.writer_tid > 0 && task_in_d_state(st.writer_tid);
 }
 
 static bool hold_page(void)

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 
 #include "getdents-fixture.h"
+#include "task.h"
 
 #define TMP "/tmp/getdents-nowait-rwsem"
 #define NR_FILES 50
@@ -59,22 +60,6 @@ static void *submitter(void *arg)
 	t_assert(io_uring_submit(&ring) == 1, "submit");
 	submitted = 1;
 	return NULL;
-}
-
-/* Whether task @tid sleeps uninterruptibly (state D, as in rwsem waits). */
-static int task_in_d(pid_t tid)
-{
-	char path[64], line[512], *p;
-	FILE *f;
-	int d = 0;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (f && fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
-		d = p[2] == 'D';
-	if (f)
-		fclose(f);
-	return d;
 }
 
 /* userfaultfd over one page; returns the uffd. */
@@ -130,7 +115,7 @@ int main(void)
 	pfd.fd = uffd;
 	t_assert(poll(&pfd, 1, 5000) == 1, "A faults on the held page");
 	t_assert(!pthread_create(&b, NULL, maker, NULL), "thread B");
-	t_assert(t_wait_for(tid_b && task_in_d(tid_b)),
+	t_assert(t_wait_for(tid_b && task_in_d_state(tid_b)),
 		 "B waits in mkdir() for the directory's lock");
 	t_assert(!pthread_create(&s, NULL, submitter, NULL), "thread S");
 	ret = t_wait_for(submitted);
