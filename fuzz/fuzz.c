@@ -86,7 +86,7 @@ static void close_new_fds(int keep_max)
 		close(fd);
 }
 
-int good_dir, good_file;
+static int good_dir, good_file;	/* regular fds of slots 0 and 1 (--stock) */
 
 /* Good input @prep of @op, run once; 1 if its result is not good. */
 static int run1(struct io_uring *ring, enum fop op,

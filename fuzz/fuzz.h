@@ -176,8 +176,6 @@ extern struct box_state box;
 
 /* ops.c */
 extern struct io_uring *good_target;	/* MSG_RING's, in the good pass */
-/* regular fds of slots 0 and 1 (--stock) */
-extern int good_dir, good_file;
 enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet);
 void put_file(struct io_uring *ring, unsigned int slot);
 
