@@ -211,6 +211,23 @@ static void rand_splice(struct io_uring_sqe *sqe, struct pick *p)
 	io_uring_prep_splice(sqe, pick_slot(), -1, p->fd, -1, p->len, flags);
 }
 
+static void rand_sendfile(struct io_uring_sqe *sqe, struct pick *p)
+{
+	unsigned int flags = chance(70) ? SPLICE_F_FD_IN_FIXED : 0;
+	int64_t off = below(8192);
+
+	if (chance(30))
+		off = -1;
+	else if (chance(10))	/* sendfile(2)'s -EINVAL */
+		off = -2 - (int64_t)below(4);
+
+	if (chance(15))		/* refused at prep: only FD_IN_FIXED */
+		flags |= 1U << below(8);
+	io_uring_prep_sendfile(sqe, p->fd, pick_slot(), off, p->len, flags);
+	if (chance(5))		/* a field SENDFILE does not read */
+		sqe->addr = 1;
+}
+
 static void rand_statx(struct io_uring_sqe *sqe, struct pick *p)
 {
 	io_uring_prep_statx(sqe, p->fd, chance(50) ? "" : pick_name(),
@@ -430,6 +447,12 @@ static void good_splice(struct io_uring_sqe *sqe)
 	sqe->flags |= IOSQE_FIXED_FILE;
 }
 
+static void good_sendfile(struct io_uring_sqe *sqe)
+{
+	io_uring_prep_sendfile(sqe, 5, 1, 0, 4, SPLICE_F_FD_IN_FIXED);
+	sqe->flags |= IOSQE_FIXED_FILE;
+}
+
 static void good_statx(struct io_uring_sqe *sqe)
 {
 	io_uring_prep_fstatx_direct(sqe, 1, STATX_BASIC_STATS, &this_round.stx);
@@ -555,6 +578,8 @@ const struct fop_def fops[NR_FOPS] = {
 	[F_FGETXATTR] = { "FGETXATTR", .random = rand_fgetxattr,
 			  .good = { good_fgetxattr }, .good_min = 1 },
 	[F_PIPE] = { "PIPE", .random = rand_pipe, .good = { good_pipe } },
+	[F_SENDFILE] = { "SENDFILE", .nofd = true, .random = rand_sendfile,
+			 .good = { good_sendfile }, .good_min = 4 },
 	[F_GETDENTS] = { "GETDENTS", .nofd = true, .random = rand_getdents,
 			 .good = { good_getdents }, .good_min = 1 },
 	[F_MKDIRAT] = { "MKDIRAT", .nofd_fixed = true, .random = rand_mkdirat,

@@ -52,7 +52,7 @@ static void memlock_note(void)
 	struct rlimit rl;
 	int n = 0;
 
-	if (opt.send == SEND_SPLICE)
+	if (opt.send == SEND_SENDFILE)
 		return;
 	for (int i = 0; i < opt.threads; i++)
 		n += !workers[i].fixed_bufs;
@@ -75,8 +75,8 @@ static void announce(struct worker *w)
 	fprintf(stderr, "nofd-httpd: serving %s on %s port %d, %d thread%s, "
 		"send %s%s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
-		opt.send == SEND_READ ? "read" : opt.send == SEND_SPLICE ?
-		"splice" : "auto", stock ? ", stock mode" : "");
+		opt.send == SEND_READ ? "read" : opt.send == SEND_SENDFILE ?
+		"sendfile" : "auto", stock ? ", stock mode" : "");
 	if (stock) {
 		fprintf(stderr, "nofd-httpd: stock mode (%s): the root is one "
 			"O_PATH descriptor, files are opened relative to it\n",
@@ -89,13 +89,14 @@ static void announce(struct worker *w)
 			"no directory listings (no FIXED_FD_INSTALL): 403");
 	}
 	memlock_note();
-	if (!kc.splice)
-		fprintf(stderr, "nofd-httpd: no IORING_OP_PIPE: bodies go by "
-			"READ and SEND\n");
-	else if (!kc.pipe_size)
-		fprintf(stderr, "nofd-httpd: %s: a connection's pipe is sized "
-			"through a descriptor installed for it\n", stock ?
-			"stock mode" : "no PIPE with a size");
+	if (!kc.splice && !kc.sendfile)
+		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE or "
+			"IORING_OP_PIPE: bodies go by READ and SEND\n");
+	else if (!kc.sendfile && opt.send != SEND_READ)
+		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE: bodies go "
+			"by SPLICE through a pipe of each connection's%s\n",
+			kc.pipe_size ? "" : ", sized through a descriptor "
+			"installed for it");
 	if (opt.recv == RECV_MULTISHOT && !w->rbr)
 		fprintf(stderr, "nofd-httpd: no buffer rings: a RECV per "
 			"request, not one multishot RECV per connection\n");

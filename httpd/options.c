@@ -39,11 +39,12 @@ static void usage(FILE *f, int status)
 "  -e, --entries N        submission queue entries per ring (default 256)\n"
 "  -c, --max-conns N      connections served at once, in all (default 512);\n"
 "                         one more gets 503 and is closed\n"
-"  -s, --send MODE        how file bodies are sent: splice (SPLICE file ->\n"
+"  -s, --send MODE        how file bodies are sent: sendfile (SENDFILE file\n"
+"                         -> socket; without the nofd series SPLICE file ->\n"
 "                         direct pipe -> socket), read (READ into registered\n"
 "                         buffers, then SEND) or auto (the default: read for\n"
 "                         a body that fits one 64 KiB buffer with its head,\n"
-"                         splice for larger ones)\n"
+"                         sendfile for larger ones)\n"
 "      --recv MODE        how requests are read: single (a RECV per request,\n"
 "                         the default) or multishot (a kept-alive\n"
 "                         connection's one multishot RECV into provided\n"
@@ -163,13 +164,13 @@ void parse_options(int argc, char **argv)
 		case 's':
 			if (!strcmp(optarg, "auto"))
 				opt.send = SEND_AUTO;
-			else if (!strcmp(optarg, "splice"))
-				opt.send = SEND_SPLICE;
+			else if (!strcmp(optarg, "sendfile"))
+				opt.send = SEND_SENDFILE;
 			else if (!strcmp(optarg, "read"))
 				opt.send = SEND_READ;
 			else
-				bad("--send: '%s' is not auto, splice or read",
-				    optarg);
+				bad("--send: '%s' is not auto, sendfile or "
+				    "read", optarg);
 			break;
 		case O_RECV:
 			if (!strcmp(optarg, "multishot"))

@@ -2,7 +2,8 @@
 /*
  * respond.c: what nofd-httpd sends: a response's head, an error or a
  * redirect, and a file's body, by READ+SEND of a registered buffer or by
- * SPLICE file -> the connection's direct pipe -> socket, a part at a time.
+ * SENDFILE from the file's slot (without it, SPLICE file -> the
+ * connection's direct pipe -> socket), a part at a time.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -195,68 +196,108 @@ void on_pipe(struct worker *w, struct conn *c)
 	send_chunk(w, c, true);
 }
 
-/* Send the next part of the file: SPLICE through the pipe or READ+SEND. */
+/* READ a part behind the head into the connection's buffer, then SEND. */
+static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
+{
+	size_t n = c->file_left < CHUNK - hl ? c->file_left : CHUNK - hl;
+	struct io_uring_sqe *sqe;
+
+	if (hl)
+		memcpy(c->body, c->out, hl);
+	sqe = sqe_for(w, c, OP_READ);
+	/* --send sendfile registers no buffers: READ, for want of a pipe
+	 * (on_pipe()); nor does a user short of locked memory */
+	if (w->fixed_bufs)
+		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
+					 c->file_off, 0);
+	else
+		io_uring_prep_read(sqe, c->fslot, c->body + hl, n, c->file_off);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	sqe = sqe_for(w, c, OP_SEND);
+	io_uring_prep_send(sqe, sock, c->body, hl + n,
+			   MSG_NOSIGNAL | MSG_WAITALL);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return n;
+}
+
+/* The head, if any, by a SEND that says more follows. */
+static void queue_head(struct worker *w, struct conn *c, size_t hl, int sock)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!hl)
+		return;
+	sqe = sqe_for(w, c, OP_SEND);
+	io_uring_prep_send(sqe, sock, c->out, hl,
+			   MSG_NOSIGNAL | MSG_WAITALL | MSG_MORE);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+}
+
+/* A part of at most SENDFILE_PART straight from the file's slot. */
+static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
+			     int sock)
+{
+	size_t n = c->file_left < SENDFILE_PART ? c->file_left : SENDFILE_PART;
+	struct io_uring_sqe *sqe;
+
+	queue_head(w, c, hl, sock);
+	sqe = sqe_for(w, c, OP_SENDFILE);
+	io_uring_prep_sendfile(sqe, sock, c->fslot, c->file_off, n,
+			       SPLICE_F_FD_IN_FIXED);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return n;
+}
+
+/* Without SENDFILE: a pipe's worth, SPLICE file -> pipe -> socket. */
+static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
+			   int sock)
+{
+	size_t n = c->file_left;
+	struct io_uring_sqe *sqe;
+
+	if (n > (uint64_t)c->pipe_size)
+		n = c->pipe_size;
+	queue_head(w, c, hl, sock);
+	sqe = sqe_for(w, c, OP_SPLICE_IN);
+	io_uring_prep_splice(sqe, c->fslot, c->file_off, c->pipe_wr, -1, n,
+			     SPLICE_F_FD_IN_FIXED);
+	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	sqe = sqe_for(w, c, OP_SPLICE_OUT);
+	io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
+			     SPLICE_F_FD_IN_FIXED);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	return n;
+}
+
+/* Send the next part of the file: SENDFILE, SPLICE or READ+SEND. */
 void send_chunk(struct worker *w, struct conn *c, bool first)
 {
+	bool by_pipe = !c->use_read && !kc.sendfile;
 	size_t hl = first ? c->out_len : 0;
-	size_t n = c->file_left < CHUNK ? c->file_left : CHUNK;
-	struct io_uring_sqe *sqe;
 	int sock = conn_slot(w, c);
+	size_t n;
 
 	/*
 	 * A pipe kept from an earlier response (or connection, conn_close())
 	 * that got the size it asked for and is smaller than this file
 	 * wants is made again; one the kernel kept smaller is used as it is.
 	 */
-	if (!c->use_read && c->pipe_open && first &&
+	if (by_pipe && c->pipe_open && first &&
 	    (unsigned int)c->pipe_size >= c->pipe_want &&
 	    (unsigned int)c->pipe_size < pipe_want(c->file_left))
 		close_pipe(w, c);
-	if (!c->use_read && !c->pipe_open) {
+	if (by_pipe && !c->pipe_open) {
 		make_pipe(w, c, kc.pipe_size);
 		return;
 	}
 	c->phase = PH_SEND;
 	reserve(w, 4);
-	if (c->use_read) {
-		if (n > CHUNK - hl)
-			n = CHUNK - hl;
-		if (hl)
-			memcpy(c->body, c->out, hl);
-		sqe = sqe_for(w, c, OP_READ);
-		/* --send splice registers no buffers: READ, for want of a
-		 * pipe (on_pipe()); nor does a user short of locked memory */
-		if (w->fixed_bufs)
-			io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl,
-						 n, c->file_off, 0);
-		else
-			io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
-					   c->file_off);
-		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-		sqe = sqe_for(w, c, OP_SEND);
-		io_uring_prep_send(sqe, sock, c->body, hl + n,
-				   MSG_NOSIGNAL | MSG_WAITALL);
-		sqe->flags |= IOSQE_FIXED_FILE;
-	} else {
-		if (c->file_left > (uint64_t)c->pipe_size)
-			n = c->pipe_size;
-		else
-			n = c->file_left;
-		if (hl) {
-			sqe = sqe_for(w, c, OP_SEND);
-			io_uring_prep_send(sqe, sock, c->out, hl,
-					   MSG_NOSIGNAL | MSG_WAITALL | MSG_MORE);
-			sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-		}
-		sqe = sqe_for(w, c, OP_SPLICE_IN);
-		io_uring_prep_splice(sqe, c->fslot, c->file_off,
-				     c->pipe_wr, -1, n, SPLICE_F_FD_IN_FIXED);
-		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-		sqe = sqe_for(w, c, OP_SPLICE_OUT);
-		io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
-				     SPLICE_F_FD_IN_FIXED);
-		sqe->flags |= IOSQE_FIXED_FILE;
-	}
+	if (c->use_read)
+		n = queue_read(w, c, hl, sock);
+	else if (kc.sendfile)
+		n = queue_sendfile(w, c, hl, sock);
+	else
+		n = queue_splice(w, c, hl, sock);
 	set_deadline(w, c, opt.send_ms);
 	c->file_off += n;
 	c->file_left -= n;
@@ -282,7 +323,7 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	c->file_off = 0;
 	c->file_left = c->no_body ? 0 : c->stx.stx_size;
 	/* auto: a body that fits one buffer with the head goes by READ+SEND,
-	 * a larger one by SPLICE (httpd/README.md has the measurements) */
+	 * a larger one by SENDFILE (httpd/README.md has the measurements) */
 	c->use_read = opt.send == SEND_READ ||
 		      (opt.send == SEND_AUTO &&
 		       c->file_left + c->out_len <= CHUNK);

@@ -731,6 +731,7 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	case OP_READ:
 	case OP_SPLICE_IN:
 	case OP_SPLICE_OUT:
+	case OP_SENDFILE:
 	case OP_PIPE:
 		/* short or failed: a file changed under us, or the peer left
 		 * (SEND waits for all of it); on_pipe() answers a PIPE that
@@ -739,7 +740,8 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 				      (size_t)res != c->body_len)))
 			c->failed = true;
 		/* the file gave less than its STATX said */
-		if ((op == OP_READ || op == OP_SPLICE_IN) &&
+		if ((op == OP_READ || op == OP_SPLICE_IN ||
+		     (op == OP_SENDFILE && res >= 0)) &&
 		    (size_t)res != c->body_len)
 			c->file_changed = true;
 		if (op == OP_PIPE && res < 0)

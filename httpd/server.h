@@ -65,6 +65,7 @@
 
 #define CHUNK		65536	/* body bytes per READ+SEND */
 #define PIPE_MAX	(1 << 20)	/* largest pipe asked for, per SPLICE pair */
+#define SENDFILE_PART	(1 << 20)	/* body bytes per SENDFILE: --send-timeout's part */
 #define OUT_MAX		2048	/* response head, error bodies */
 #define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
 /* a listing's HTML: the body before the GETDENTS buffer, less the room
@@ -85,7 +86,7 @@
 #define RBUF_GROUP	0	/* their buffer group */
 #define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
 
-enum send_mode { SEND_AUTO, SEND_SPLICE, SEND_READ };
+enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_READ };
 enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
 
 struct options {
@@ -113,6 +114,7 @@ extern struct options opt;
 struct kernel_caps {
 	bool fixed_dir;		/* nofd: a slot as OPENAT2's and STATX's dir */
 	bool getdents;		/* nofd: IORING_OP_GETDENTS */
+	bool sendfile;		/* nofd: IORING_OP_SENDFILE */
 	bool splice;		/* IORING_OP_SPLICE and IORING_OP_PIPE (6.16) */
 	bool pipe_size;		/* nofd: PIPE sizes its pipe (sqe->off) */
 	bool install;		/* IORING_OP_FIXED_FD_INSTALL (6.8) */
@@ -132,6 +134,7 @@ extern int root_fd;
 enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
+	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
 	OP_CANCEL_RECV, OP_LISTENER,

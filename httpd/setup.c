@@ -124,6 +124,8 @@ void probe_kernel(void)
 	kc.splice = io_uring_opcode_supported(probe, IORING_OP_SPLICE) &&
 		    probe->last_op >= IORING_OP_PIPE &&
 		    io_uring_opcode_supported(probe, IORING_OP_PIPE);
+	kc.sendfile = !opt.stock && probe->last_op >= IORING_OP_SENDFILE &&
+		      io_uring_opcode_supported(probe, IORING_OP_SENDFILE);
 	kc.install = probe->last_op >= IORING_OP_FIXED_FD_INSTALL &&
 		     io_uring_opcode_supported(probe,
 					       IORING_OP_FIXED_FD_INSTALL);
@@ -138,12 +140,13 @@ void probe_kernel(void)
 	io_uring_queue_exit(&ring);
 
 	stock = opt.stock || !kc.getdents || !kc.fixed_dir;
-	if (opt.send == SEND_SPLICE && !kc.splice) {
-		fprintf(stderr, "nofd-httpd: --send splice: this kernel lacks "
-			"IORING_OP_PIPE (6.16) or IORING_OP_SPLICE\n");
+	if (opt.send == SEND_SENDFILE && !kc.sendfile && !kc.splice) {
+		fprintf(stderr, "nofd-httpd: --send sendfile: this kernel lacks "
+			"IORING_OP_SENDFILE, and IORING_OP_PIPE (6.16) or "
+			"IORING_OP_SPLICE\n");
 		exit(1);
 	}
-	if (!kc.splice)
+	if (!kc.sendfile && !kc.splice)
 		opt.send = SEND_READ;
 	if (stock) {
 		root_fd = open(opt.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -343,7 +346,7 @@ void worker_init(struct worker *w)
 	}
 	cache_init(w, SLOT_CONN + w->nconn * 5);
 	recv_buffers_init(w);
-	if (opt.send != SEND_SPLICE)
+	if (opt.send != SEND_SENDFILE)
 		register_buffers(w, per_conn * w->nconn);
 
 	if (!w->id) {

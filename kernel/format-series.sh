@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}
 out=$top/kernel/patches
 cover=$top/kernel/cover-letter.txt
-version=9
+version=10
 
 rm -f "$out"/*.patch
 git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd v$version" \

@@ -36,6 +36,7 @@
  * only with the probe. The number is ABI: the series' UAPI header has it.
  */
 #define IORING_OP_GETDENTS		65
+#define IORING_OP_SENDFILE		66
 
 #if !NOFD_LIBURING_AT_LEAST(2, 10)	/* pipe and pipe_direct came in 2.10 */
 #define IORING_OP_PIPE			62
@@ -156,6 +157,25 @@ static inline void io_uring_sqe_set_pipe_size(struct io_uring_sqe *sqe,
 					      unsigned int size)
 {
 	sqe->off = size;
+}
+
+/*
+ * sendfile(2) through the ring, to a stream socket, with no pipe (nofd,
+ * docs/man/io_uring_prep_sendfile.3): @len bytes of the file @fd_in from
+ * @off, or from its file position if @off is -1 (the position then moves),
+ * to the socket @sock_fd. @splice_flags: SPLICE_F_FD_IN_FIXED when @fd_in
+ * is a fixed-file slot (a fixed @sock_fd takes IOSQE_FIXED_FILE). cqe->res
+ * is the number of bytes sent, as sendfile(2) returns it.
+ */
+static inline void io_uring_prep_sendfile(struct io_uring_sqe *sqe,
+					  int sock_fd, int fd_in, int64_t off,
+					  unsigned int len,
+					  unsigned int splice_flags)
+{
+	io_uring_prep_rw(IORING_OP_SENDFILE, sqe, sock_fd, NULL, len,
+			 (__u64)off);
+	sqe->splice_fd_in = fd_in;
+	sqe->splice_flags = splice_flags;
 }
 
 /* Submit the one prepared SQE of @ring and return its cqe->res. */

@@ -2,9 +2,9 @@
 /*
  * Description: nofd-httpd answers GET and HEAD of a file with the file's
  * bytes as read(2) reads them, its size, type and modification time, and
- * 304 for If-Modified-Since, with either send strategy (SPLICE through a
- * direct pipe, READ into registered buffers then SEND); a file that does
- * not exist is 404, in each of the modes auto, splice and read.
+ * 304 for If-Modified-Since, with either send strategy (SENDFILE from the
+ * file's slot, READ into registered buffers then SEND); a file that does
+ * not exist is 404, in each of the modes auto, sendfile and read.
  */
 #include "httpd.h"
 
@@ -66,7 +66,7 @@ static void check_file(int port, const char *path, const char *file,
 
 int main(void)
 {
-	static const char *const modes[] = { "auto", "splice", "read" };
+	static const char *const modes[] = { "auto", "sendfile", "read" };
 	struct hc_resp r;
 
 	mkdir(ROOT, 0755);

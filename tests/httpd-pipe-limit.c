@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: nofd-httpd serves a file it sends by SPLICE whole when the
- * kernel will not give it the pipe it asks for. A user over
+ * Description: nofd-httpd serves a file it sends by SPLICE (--stock: no
+ * SENDFILE) whole when the kernel will not give it the pipe it asks for. A user over
  * /proc/sys/fs/pipe-user-pages-soft may not enlarge a pipe: PIPE refuses
  * the size as fcntl(F_SETPIPE_SZ) does (-EPERM), and the server once
  * answered 500. Over pipe-user-pages-hard no pipe can be made at all.
@@ -73,10 +73,12 @@ static void restore(void)
 int main(void)
 {
 	const char *argv[] = { "-n", "--threads", "1", "--max-conns", "4",
-			       "--send", "splice", "--stats", NULL };
+			       "--send", "sendfile", "--stats", NULL };
 	int fd, a, b, c;
 	struct httpd h;
 
+	/* stock mode: no SENDFILE, bodies go through a pipe */
+	setenv(HTTPD_STOCK_ENV, "1", 1);
 	mkdir(ROOT, 0755);
 	for (size_t i = 0; i < BIG; i++)
 		file[i] = 'a' + i % 23;

@@ -111,7 +111,7 @@ int main(void)
 	const char *const configs[][4] = {
 		{ "-n", NULL },
 		{ "-l", "/tmp/httpd-pipeline.log", NULL },
-		{ "-n", "-s", "splice", NULL },
+		{ "-n", "-s", "sendfile", NULL },
 		{ "-n", "-t", "2", NULL },
 		{ "-n", "--recv", "multishot", NULL },
 	};

@@ -169,7 +169,8 @@ fi
 
 # 7. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the
-#    tests' own output) pass through.
+#    tests' own output) pass through. The guest has a scratch ext4 disk,
+#    /dev/vda, for the tests that need a disk filesystem (sendfile-cold).
 guest_plan=0 ran=0
 while IFS= read -r line; do
 	line=${line%$'\r'}
@@ -181,8 +182,8 @@ while IFS= read -r line; do
 	"#"*) echo "$line" ;;
 	*) echo "# $line" ;;
 	esac
-done < <(vm/run.sh --kernel "$kernel" --timeout "$timeout" --out "$out" -- \
-	/bin/ktap-run -t 600 /tests)
+done < <(vm/run.sh --kernel "$kernel" --timeout "$timeout" --out "$out" \
+	--disk 64 -- /bin/ktap-run -t 600 /tests)
 wait $!
 rc=$?
 

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: a SENDFILE that cannot be done fails cleanly, with
+ * sendfile(2)'s error where sendfile(2) fails too: a bad or empty input, a
+ * write-only, directory or O_PATH input (fd and slot), a negative offset.
+ * Where SENDFILE refuses what sendfile(2) takes, it says so with its own
+ * error, as its man page documents: -ENOTSOCK for an output that is not a
+ * socket, -EOPNOTSUPP for a socket that is not TCP without ULP or AF_UNIX
+ * stream (UDP, AF_UNIX datagram and seqpacket, kTLS, AF_ALG), -EINVAL for
+ * an input with no page cache to take pages from (/proc). A SQE field the
+ * op does not read, or a splice flag other than SPLICE_F_FD_IN_FIXED,
+ * fails with -EINVAL. A peer gone is -EPIPE without SIGPIPE.
+ */
+#include <linux/if_alg.h>
+#include <linux/tls.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "sendfile-fixture.h"
+
+#define TMP "/tmp/sendfile-errors"
+#define FILE_PATH TMP "/f"
+
+/* SENDFILE of 4096 bytes of @in to @out, both regular fds. */
+static int ring_send(int in, int out, long long off)
+{
+	return sf_send(SF_RING, in, out, off, 4096);
+}
+
+static int sys_send(int in, int out, long long off)
+{
+	return sf_send(SF_SYS, in, out, off, 4096);
+}
+
+/* Each SQE field SENDFILE does not read, set: -EINVAL. */
+static void bad_sqe_fields(int in, int sock)
+{
+	static const char *const names[] = {
+		"addr", "ioprio", "buf_index", "addr3", "__pad2",
+		"SPLICE_F_MOVE", "SPLICE_F_NONBLOCK", "IOSQE_BUFFER_SELECT",
+	};
+	struct io_uring ring;
+
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	for (int i = 0; i < 8; i++) {
+		int ret = t_run(&ring, {
+			io_uring_prep_sendfile(t_sqe, sock, in, 0, 4096, 0);
+			switch (i) {
+			case 0: t_sqe->addr = 1; break;
+			case 1: t_sqe->ioprio = 1; break;
+			case 2: t_sqe->buf_index = 1; break;
+			case 3: t_sqe->addr3 = 1; break;
+			case 4: t_sqe->__pad2[0] = 1; break;
+			case 5: t_sqe->splice_flags = SPLICE_F_MOVE; break;
+			case 6: t_sqe->splice_flags = SPLICE_F_NONBLOCK; break;
+			case 7: t_sqe->flags |= IOSQE_BUFFER_SELECT; break;
+			}
+		});
+		/* the core refuses a buffer select the op does not take */
+		t_check_res(ret, i == 7 ? -EOPNOTSUPP : -EINVAL, "%s set: %s",
+			    names[i], i == 7 ? "-EOPNOTSUPP" : "-EINVAL");
+	}
+	io_uring_queue_exit(&ring);
+}
+
+/* Inputs sendfile(2) refuses: the same error, from an fd and a slot. */
+static void bad_inputs(int sock)
+{
+	struct io_uring ring;
+	int wronly = open(FILE_PATH, O_WRONLY);
+	int dir = open(TMP, O_RDONLY | O_DIRECTORY);
+	int opath = open(FILE_PATH, O_PATH);
+	int good = open(FILE_PATH, O_RDONLY);
+	int fds[] = { wronly, dir, opath };
+	static const char *const names[] = {
+		"a write-only file", "a directory", "an O_PATH file" };
+
+	t_assert(wronly >= 0 && dir >= 0 && opath >= 0 && good >= 0, "open");
+	for (int i = 0; i < 3; i++) {
+		int sys = sys_send(fds[i], sock, 0);
+
+		t_check(sys < 0, "sendfile(2) from %s fails (%d)", names[i],
+			sys);
+		t_check_res(ring_send(fds[i], sock, 0), sys,
+			    "SENDFILE from %s fails as sendfile(2)", names[i]);
+	}
+	t_check_res(ring_send(-1, sock, 0), sys_send(-1, sock, 0),
+		    "SENDFILE from fd -1 fails as sendfile(2)");
+	t_check_res(ring_send(good, sock, -2), sys_send(good, sock, -2),
+		    "SENDFILE from offset -2 fails as sendfile(2)");
+	t_check_res(ring_send(good, -1, 0), sys_send(good, -1, 0),
+		    "SENDFILE to fd -1 fails as sendfile(2)");
+
+	/* the same inputs in slots; O_PATH only by an OPENAT into one */
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	t_assert(!io_uring_register_files_sparse(&ring, 4), "sparse table");
+	t_assert(io_uring_register_files_update(&ring, 0, fds, 2) == 2,
+		 "update");
+	t_assert(!t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD,
+				FILE_PATH, O_PATH, 0, 2)), "O_PATH slot");
+	for (int i = 0; i < 3; i++)
+		t_check_res(t_run(&ring,
+				  io_uring_prep_sendfile(t_sqe, sock, i, 0,
+						4096, SPLICE_F_FD_IN_FIXED)),
+			    sys_send(fds[i], sock, 0),
+			    "SENDFILE from %s in a slot fails as sendfile(2)",
+			    names[i]);
+	t_check_res(t_run(&ring, io_uring_prep_sendfile(t_sqe, sock, 3, 0,
+					4096, SPLICE_F_FD_IN_FIXED)),
+		    -EBADF, "SENDFILE from an empty slot: -EBADF");
+	t_check_res(t_run(&ring, io_uring_prep_sendfile(t_sqe, sock, 99, 0,
+					4096, SPLICE_F_FD_IN_FIXED)),
+		    -EBADF, "SENDFILE from a slot past the table: -EBADF");
+	io_uring_queue_exit(&ring);
+	close(wronly);
+	close(dir);
+	close(opath);
+	close(good);
+}
+
+/* Outputs SENDFILE refuses and sendfile(2) takes: its own error. */
+static void refused_outputs(int in)
+{
+	int p[2], sv[2], udp, tcp[2], alg, op;
+	struct sockaddr_in addr = { .sin_family = AF_INET,
+				    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_alg sa = { .salg_family = AF_ALG,
+				   .salg_type = "hash",
+				   .salg_name = "sha256" };
+	socklen_t len = sizeof(addr);
+
+	t_assert(!pipe2(p, O_NONBLOCK), "pipe");
+	t_check(sys_send(in, p[1], 0) == 4096,
+		"sendfile(2) into a pipe sends 4096 bytes");
+	t_check_res(ring_send(in, p[1], 0), -ENOTSOCK,
+		    "SENDFILE into a pipe: -ENOTSOCK");
+	t_check_res(ring_send(in, in, 0), -EBADF,
+		    "SENDFILE into a read-only file: -EBADF, as sendfile(2) "
+		    "(%d)", sys_send(in, in, 0));
+	close(p[0]);
+	close(p[1]);
+
+	for (int type = SOCK_DGRAM; type <= SOCK_SEQPACKET; type += 3) {
+		t_assert(!socketpair(AF_UNIX, type, 0, sv), "socketpair");
+		t_check(sys_send(in, sv[0], 0) > 0,
+			"sendfile(2) into an AF_UNIX %s socket sends",
+			type == SOCK_DGRAM ? "datagram" : "seqpacket");
+		t_check_res(ring_send(in, sv[0], 0), -EOPNOTSUPP,
+			    "SENDFILE into an AF_UNIX %s socket: -EOPNOTSUPP",
+			    type == SOCK_DGRAM ? "datagram" : "seqpacket");
+		close(sv[0]);
+		close(sv[1]);
+	}
+
+	udp = socket(AF_INET, SOCK_DGRAM, 0);
+	t_assert(udp >= 0 && !bind(udp, (void *)&addr, sizeof(addr)) &&
+		 !getsockname(udp, (void *)&addr, &len) &&
+		 !connect(udp, (void *)&addr, sizeof(addr)), "udp");
+	t_check(sys_send(in, udp, 0) > 0, "sendfile(2) into UDP sends");
+	t_check_res(ring_send(in, udp, 0), -EOPNOTSUPP,
+		    "SENDFILE into UDP: -EOPNOTSUPP");
+	close(udp);
+
+	sf_pair(AF_INET, tcp);
+	if (setsockopt(tcp[0], IPPROTO_TCP, TCP_ULP, "tls", sizeof("tls"))) {
+		t_check(!t_nofd_kernel(), "kTLS attaches (%s)",
+			strerror(errno));
+	} else {
+		t_check_res(ring_send(in, tcp[0], 0), -EOPNOTSUPP,
+			    "SENDFILE into a kTLS socket: -EOPNOTSUPP");
+	}
+	close(tcp[0]);
+	close(tcp[1]);
+
+	alg = socket(AF_ALG, SOCK_SEQPACKET, 0);
+	if (alg < 0 || bind(alg, (void *)&sa, sizeof(sa)) ||
+	    (op = accept(alg, NULL, NULL)) < 0) {
+		t_check(!t_nofd_kernel(), "AF_ALG sha256 works (%s)",
+			strerror(errno));
+	} else {
+		t_check(sys_send(in, op, 0) == 4096,
+			"sendfile(2) into AF_ALG hashes 4096 bytes");
+		t_check_res(ring_send(in, op, 0), -EOPNOTSUPP,
+			    "SENDFILE into AF_ALG: -EOPNOTSUPP");
+		close(op);
+	}
+	if (alg >= 0)
+		close(alg);
+}
+
+/* An input with no page cache: sendfile(2) reads it, SENDFILE says so. */
+static void no_page_cache(int sock)
+{
+	int in = open("/dev/zero", O_RDONLY);
+
+	t_assert(in >= 0, "open /dev/zero");
+	t_check(sys_send(in, sock, 0) == 4096,
+		"sendfile(2) from /dev/zero sends 4096 bytes");
+	t_check_res(ring_send(in, sock, 0), -EINVAL,
+		    "SENDFILE from /dev/zero: -EINVAL");
+	close(in);
+}
+
+/*
+ * A peer gone, in a child with SIGPIPE at its default action: sendfile(2)
+ * is killed by it, SENDFILE completes with -EPIPE and is not.
+ */
+static void peer_gone(int family, enum sf_way way)
+{
+	int status, sv[2];
+	pid_t pid;
+
+	pid = fork();
+	t_assert(pid >= 0, "fork");
+	if (!pid) {
+		int in = open(FILE_PATH, O_RDONLY);
+
+		signal(SIGPIPE, SIG_DFL);
+		sf_pair(family, sv);
+		close(sv[1]);
+		/* TCP learns of it from the RST that a first send brings */
+		for (int i = 0; i < 100; i++) {
+			if (send(sv[0], "x", 1, MSG_NOSIGNAL) < 0 &&
+			    errno == EPIPE)
+				break;
+			usleep(10000);
+		}
+		_exit(sf_send(way, in, sv[0], 0, 4096) == -EPIPE ? 0 : 1);
+	}
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	if (way == SF_SYS)
+		t_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE,
+			"%s: sendfile(2) to a peer gone dies of SIGPIPE",
+			family == AF_UNIX ? "unix" : "tcp");
+	else
+		t_check(WIFEXITED(status) && !WEXITSTATUS(status),
+			"%s: %s to a peer gone completes with -EPIPE, no "
+			"signal (status %#x)",
+			family == AF_UNIX ? "unix" : "tcp", sf_way_names[way],
+			status);
+}
+
+int main(void)
+{
+	int in, sv[2];
+
+	if (!sf_supported())
+		return t_no_feature("IORING_OP_SENDFILE");
+	mkdir(TMP, 0755);
+	t_make_file(FILE_PATH, 8192);
+	in = open(FILE_PATH, O_RDONLY);
+	t_assert(in >= 0, "open");
+	t_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair");
+	t_assert(!setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &(int){ 1 << 20 },
+			     sizeof(int)), "rcvbuf");
+
+	bad_sqe_fields(in, sv[0]);
+	bad_inputs(sv[0]);
+	refused_outputs(in);
+	no_page_cache(sv[0]);
+	for (int f = 0; f < 2; f++)
+		for (enum sf_way w = SF_SYS; w < SF_NR_WAYS; w++)
+			peer_gone(f ? AF_UNIX : AF_INET, w);
+	close(in);
+	close(sv[0]);
+	close(sv[1]);
+	return t_exit();
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: a SENDFILE into a socket that fills waits by poll, not in
+ * io-wq, and never loses a byte. A peer that starts reading late gets the
+ * whole file and the ring has no io-wq worker; 16 SENDFILEs into 16 unix
+ * sockets nobody reads hold no worker while they wait; a SENDFILE stopped
+ * while it waits (ASYNC_CANCEL, a linked timeout) completes with the count
+ * it sent, exactly what its peer then reads, as sendfile(2) stopped by a
+ * signal returns what it sent.
+ */
+#include <signal.h>
+
+#include "sendfile-fixture.h"
+
+#define TMP "/tmp/sendfile-wait"
+#define FILE_PATH TMP "/f"
+#define SIZE (4 << 20)
+#define NR_STUCK 16
+
+/* The whole file to a peer that reads 300 ms late, from a fresh ring. */
+static void slow_peer(int family)
+{
+	struct io_uring ring;
+	struct sf_peer peer;
+	int in = open(FILE_PATH, O_RDONLY), sv[2], ret;
+
+	sf_pair(family, sv);
+	sf_peer_start(&peer, sv[1], 0, 300);
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	ret = t_run(&ring, sf_prep(t_sqe, SF_RING, in, sv[0], 0, SIZE));
+	t_check_res(ret, SIZE, "%s: SENDFILE to a slow peer sends it all",
+		    family == AF_UNIX ? "unix" : "tcp");
+	t_check(!t_io_wq_workers(), "%s: and no io-wq worker was created",
+		family == AF_UNIX ? "unix" : "tcp");
+	close(sv[0]);
+	sf_peer_join(&peer);
+	t_check(peer.got == SIZE && peer.bad_at < 0,
+		"%s: the peer read %lld bytes, the file's",
+		family == AF_UNIX ? "unix" : "tcp", peer.got);
+	io_uring_queue_exit(&ring);
+	close(in);
+}
+
+/* Bytes waiting to be read at @fd, read and checked; -1 if wrong. */
+static long long drain(int fd)
+{
+	struct sf_peer peer;
+
+	shutdown(fd, SHUT_WR);
+	sf_peer_start(&peer, fd, 0, 0);
+	sf_peer_join(&peer);
+	return peer.bad_at < 0 ? peer.got : -1;
+}
+
+/* A cancelled and a timed-out SENDFILE report what their peer reads. */
+static void stopped(void)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 200 * 1000 * 1000 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int in = open(FILE_PATH, O_RDONLY), sv[2], res = 0;
+
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+
+	sf_pair(AF_INET, sv);
+	sqe = io_uring_get_sqe(&ring);
+	sf_prep(sqe, SF_RING, in, sv[0], 0, SIZE);
+	io_uring_sqe_set_data64(sqe, 0);
+	t_assert(io_uring_submit(&ring) == 1, "submit");
+	usleep(200000);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_cancel64(sqe, 0, 0);
+	io_uring_sqe_set_data64(sqe, 9);
+	t_assert(io_uring_submit(&ring) == 1, "submit cancel");
+	for (int i = 0; i < 2; i++) {
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		if (cqe->user_data == 0)
+			res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	close(sv[0]);
+	t_check(res > 0 && res < SIZE && res == drain(sv[1]),
+		"a cancelled SENDFILE reports %d bytes, all its peer reads",
+		res);
+	t_check(!t_io_wq_workers(), "no io-wq worker while it waited");
+
+	sf_pair(AF_INET, sv);
+	sqe = io_uring_get_sqe(&ring);
+	sf_prep(sqe, SF_RING, in, sv[0], 0, SIZE);
+	io_uring_sqe_set_data64(sqe, 1);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_link_timeout(sqe, &ts, 0);
+	io_uring_sqe_set_data64(sqe, 2);
+	t_assert(io_uring_submit(&ring) == 2, "submit linked");
+	for (int i = 0; i < 2; i++) {
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		if (cqe->user_data == 1)
+			res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	close(sv[0]);
+	t_check(res > 0 && res < SIZE && res == drain(sv[1]),
+		"a timed-out SENDFILE reports %d bytes, all its peer reads",
+		res);
+	io_uring_queue_exit(&ring);
+	close(in);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* sendfile(2) stopped by a signal: the reference for stopped(). */
+static void sys_stopped(void)
+{
+	int in = open(FILE_PATH, O_RDONLY), sv[2];
+	struct sigaction sa = { .sa_handler = on_alarm };
+	ssize_t ret;
+
+	sigaction(SIGALRM, &sa, NULL);
+	sf_pair(AF_INET, sv);
+	ualarm(200000, 0);
+	ret = sendfile(sv[0], in, NULL, SIZE);
+	close(sv[0]);
+	t_check(ret > 0 && ret < SIZE && ret == drain(sv[1]),
+		"sendfile(2) stopped by a signal returns %zd, all its peer "
+		"reads", ret);
+	close(in);
+}
+
+/* Many waiting at once hold no worker; each cancelled says what it sent. */
+static void many_stuck(void)
+{
+	int in = open(FILE_PATH, O_RDONLY), sv[NR_STUCK][2];
+	long long res[NR_STUCK];
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int ok = 0;
+
+	t_assert(!io_uring_queue_init(2 * NR_STUCK, &ring, 0), "queue_init");
+	for (int i = 0; i < NR_STUCK; i++) {
+		sqe = io_uring_get_sqe(&ring);
+		t_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), "pair");
+		sf_prep(sqe, SF_RING, in, sv[i][0], 0, SIZE);
+		io_uring_sqe_set_data64(sqe, i);
+	}
+	t_assert(io_uring_submit(&ring) == NR_STUCK, "submit");
+	usleep(200000);
+	t_check(!t_io_wq_workers(), "%d SENDFILEs waiting on full sockets "
+		"hold no io-wq worker", NR_STUCK);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data64(sqe, NR_STUCK);
+	t_assert(io_uring_submit(&ring) == 1, "cancel");
+	for (int i = 0; i < NR_STUCK + 1; i++) {
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		if (cqe->user_data < NR_STUCK)
+			res[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	for (int i = 0; i < NR_STUCK; i++) {
+		close(sv[i][0]);
+		ok += res[i] > 0 && res[i] == drain(sv[i][1]);
+	}
+	t_check(ok == NR_STUCK, "each cancelled SENDFILE reports what its "
+		"peer reads (%d of %d)", ok, NR_STUCK);
+	io_uring_queue_exit(&ring);
+	close(in);
+}
+
+int main(void)
+{
+	if (!sf_supported())
+		return t_no_feature("IORING_OP_SENDFILE");
+	mkdir(TMP, 0755);
+	t_make_file(FILE_PATH, SIZE);
+	slow_peer(AF_INET);
+	slow_peer(AF_UNIX);
+	stopped();
+	sys_stopped();
+	many_stuck();
+	return t_exit();
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: SENDFILE sends what sendfile(2) sends. Each case runs every
+ * way (sendfile(2); SENDFILE with regular fds, the file in a slot, the
+ * socket in a slot, both, and IOSQE_ASYNC) on a fresh socket pair with a
+ * reader checking every byte, and compares the result, the bytes the peer
+ * got and, with offset -1, where the file position ends, to sendfile(2)'s:
+ * files of 0, 1, 4095, 4096, 1 MiB + 1 and 64 MiB, offsets inside, at and
+ * past the end, offset -1 from a moved position, len 0, a len past the end
+ * (a short count), over TCP and AF_UNIX stream sockets, from tmpfs.
+ */
+#include "sendfile-fixture.h"
+
+#define TMP "/tmp/sendfile"
+
+struct sf_case {
+	const char *name;
+	size_t size;		/* of the file */
+	long long off;		/* -1: from the position, set to @pos first */
+	long long pos;
+	size_t len;
+	int family;
+};
+
+struct sf_result {
+	long long res, got, bad_at, pos_after;
+};
+
+static struct sf_result run_way(const struct sf_case *c, enum sf_way way,
+				const char *path)
+{
+	struct sf_result r;
+	struct sf_peer peer;
+	int in = open(path, O_RDONLY), sv[2];
+
+	t_assert(in >= 0, "open %s", path);
+	if (c->off == -1)
+		t_assert(lseek(in, c->pos, SEEK_SET) == c->pos, "lseek");
+	sf_pair(c->family, sv);
+	sf_peer_start(&peer, sv[1], c->off == -1 ? c->pos : c->off, 0);
+	r.res = sf_send(way, in, sv[0], c->off, c->len);
+	close(sv[0]);
+	sf_peer_join(&peer);
+	r.got = peer.got;
+	r.bad_at = peer.bad_at;
+	r.pos_after = lseek(in, 0, SEEK_CUR);
+	close(in);
+	return r;
+}
+
+static void run_case(const struct sf_case *c)
+{
+	char path[64];
+	struct sf_result sys, r;
+
+	snprintf(path, sizeof(path), TMP "/f%zu", c->size);
+	if (access(path, F_OK))
+		t_make_file(path, c->size);
+	sys = run_way(c, SF_SYS, path);
+	t_check(sys.got == (sys.res > 0 ? sys.res : 0) && sys.bad_at < 0,
+		"%s: sendfile(2) returns %lld, the peer reads as much, right",
+		c->name, sys.res);
+	for (enum sf_way w = SF_RING; w < SF_NR_WAYS; w++) {
+		r = run_way(c, w, path);
+		t_check(r.res == sys.res && r.got == sys.got && r.bad_at < 0,
+			"%s: %s returns %lld as sendfile(2), the peer reads "
+			"%lld bytes as it, the file's (first wrong at %lld)",
+			c->name, sf_way_names[w], r.res, r.got, r.bad_at);
+		t_check(r.pos_after == sys.pos_after,
+			"%s: %s leaves the file position at %lld as "
+			"sendfile(2) does (%lld)", c->name, sf_way_names[w],
+			r.pos_after, sys.pos_after);
+	}
+}
+
+int main(void)
+{
+	const size_t mib = 1 << 20;
+	const struct sf_case cases[] = {
+		{ "empty file", 0, 0, 0, 4096, AF_INET },
+		{ "1 byte", 1, 0, 0, 1, AF_INET },
+		{ "4095 bytes", 4095, 0, 0, 4095, AF_INET },
+		{ "4096 bytes", 4096, 0, 0, 4096, AF_INET },
+		{ "1 MiB + 1", mib + 1, 0, 0, mib + 1, AF_INET },
+		{ "1 MiB + 1, unix", mib + 1, 0, 0, mib + 1, AF_UNIX },
+		{ "64 MiB", 64 * mib, 0, 0, 64 * mib, AF_INET },
+		{ "inside", mib + 1, 4097, 0, 300000, AF_INET },
+		{ "unaligned, unix", mib + 1, 5, 0, 70001, AF_UNIX },
+		{ "len past the end", 4095, 100, 0, 1 << 20, AF_INET },
+		{ "at the end", 4096, 4096, 0, 10, AF_INET },
+		{ "past the end", 4096, 1 << 30, 0, 10, AF_INET },
+		{ "len 0", 4096, 0, 0, 0, AF_INET },
+		{ "offset -1", mib + 1, -1, 123, 200000, AF_INET },
+		{ "offset -1, len past the end", 4096, -1, 4000, 1000,
+		  AF_UNIX },
+		{ "offset -1 at the end", 4096, -1, 4096, 10, AF_INET },
+	};
+
+	if (!sf_supported())
+		return t_no_feature("IORING_OP_SENDFILE");
+	mkdir(TMP, 0755);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+	return t_exit();
+}
