@@ -5,9 +5,11 @@
  * /dev/vda), a file dropped from the cache (fsync, POSIX_FADV_DONTNEED)
  * goes to io-wq, which reads it in, and the peer gets every byte, as from
  * sendfile(2) of the same cold file; a file in the cache goes inline (no
- * worker). A file truncated while SENDFILE waits on a full socket ends the
- * request at the new end: the count is what the peer reads, as with
- * sendfile(2), and no more than was there.
+ * worker), unless its atime is due, whose update may wait for the journal
+ * (io-wq, and updated as sendfile(2) updates it). A file truncated while
+ * SENDFILE waits on a full socket ends the request at the new end: the
+ * count is what the peer reads, as with sendfile(2), and no more than was
+ * there.
  */
 #include <sys/wait.h>
 
@@ -82,6 +84,39 @@ static void cold_case(const char *path, enum sf_way way, bool cold)
 		sf_way_names[way]);
 }
 
+static bool ts_after(struct timespec a, struct timespec b)
+{
+	return a.tv_sec > b.tv_sec ||
+	       (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
+/*
+ * A cached file written since it was last read: its atime is due (relatime)
+ * and updating it on ext4 starts a journal handle, which may wait. Each way
+ * updates it as sendfile(2) does; SENDFILE does it from io-wq.
+ */
+static void atime_due(const char *path, enum sf_way way)
+{
+	struct stat before, after;
+	long long res, got;
+	int fd = open(path, O_WRONLY), workers;
+
+	t_assert(fd >= 0 && pwrite(fd, "a", 1, 0) == 1, "rewrite byte 0");
+	close(fd);
+	t_assert(!stat(path, &before), "stat");
+	usleep(10000);
+	got = send_file(path, way, false, &res, &workers);
+	t_assert(!stat(path, &after), "stat");
+	t_check(res == SIZE && got == SIZE && ts_after(after.st_atim,
+						       before.st_atim),
+		"ext4, atime due: %s sends it all and updates the atime",
+		sf_way_names[way]);
+	if (way != SF_SYS)
+		t_check(workers > 0, "ext4, atime due: %s went to io-wq, "
+			"nothing inline waits for the journal (%d workers)",
+			sf_way_names[way], workers);
+}
+
 /* Truncate @path while one way waits on a full socket, then read all. */
 static void truncated(const char *path, enum sf_way way)
 {
@@ -139,6 +174,8 @@ int main(void)
 	cold_case(path, SF_RING, true);
 	cold_case(path, SF_FIXED_BOTH, true);
 	cold_case(path, SF_RING, false);
+	atime_due(path, SF_SYS);
+	atime_due(path, SF_RING);
 	t_check_umount(MNT);
 
 	truncated(TMP "/t", SF_SYS);

@@ -7,7 +7,8 @@
  * got and, with offset -1, where the file position ends, to sendfile(2)'s:
  * files of 0, 1, 4095, 4096, 1 MiB + 1 and 64 MiB, offsets inside, at and
  * past the end, offset -1 from a moved position, len 0, a len past the end
- * (a short count), over TCP and AF_UNIX stream sockets, from tmpfs.
+ * (a short count), over TCP and AF_UNIX stream sockets, from tmpfs. A
+ * short SENDFILE breaks its link, as a short READ does.
  */
 #include "sendfile-fixture.h"
 
@@ -73,6 +74,51 @@ static void run_case(const struct sf_case *c)
 	}
 }
 
+/* The NOP linked after a request of @len bytes of a 4095-byte file. */
+static int linked_nop(bool sendfile, unsigned int len)
+{
+	int in = open(TMP "/f4095", O_RDONLY), sv[2], nop = 1;
+	static char buf[8192];
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+
+	t_assert(in >= 0, "open");
+	t_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair");
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	sqe = io_uring_get_sqe(&ring);
+	if (sendfile)
+		io_uring_prep_sendfile(sqe, sv[0], in, 0, len, 0);
+	else
+		io_uring_prep_read(sqe, in, buf, len, 0);
+	sqe->flags |= IOSQE_IO_LINK;
+	io_uring_sqe_set_data64(sqe, 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_nop(sqe);
+	io_uring_sqe_set_data64(sqe, 1);
+	t_assert(io_uring_submit(&ring) == 2, "submit");
+	for (int i = 0; i < 2; i++) {
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		if (cqe->user_data == 1)
+			nop = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	io_uring_queue_exit(&ring);
+	close(sv[0]);
+	close(sv[1]);
+	close(in);
+	return nop;
+}
+
+/* A short SENDFILE breaks its link as a short READ does; a whole one not. */
+static void links(void)
+{
+	t_check_res(linked_nop(true, 8192), linked_nop(false, 8192),
+		    "a short SENDFILE breaks its link as a short READ does");
+	t_check_res(linked_nop(true, 4095), linked_nop(false, 4095),
+		    "a whole SENDFILE keeps its link as a whole READ does");
+}
+
 int main(void)
 {
 	const size_t mib = 1 << 20;
@@ -101,5 +147,6 @@ int main(void)
 	mkdir(TMP, 0755);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
+	links();
 	return t_exit();
 }
