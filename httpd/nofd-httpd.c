@@ -52,7 +52,7 @@ static void memlock_note(void)
 	struct rlimit rl;
 	int n = 0;
 
-	if (opt.send == SEND_SENDFILE)
+	if (opt.send == SEND_SENDFILE || opt.send == SEND_SPLICE)
 		return;
 	for (int i = 0; i < opt.threads; i++)
 		n += !workers[i].fixed_bufs;
@@ -76,7 +76,8 @@ static void announce(struct worker *w)
 		"send %s%s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
 		opt.send == SEND_READ ? "read" : opt.send == SEND_SENDFILE ?
-		"sendfile" : "auto", stock ? ", stock mode" : "");
+		"sendfile" : opt.send == SEND_SPLICE ? "splice" : "auto",
+		stock ? ", stock mode" : "");
 	if (stock) {
 		fprintf(stderr, "nofd-httpd: stock mode (%s): the root is one "
 			"O_PATH descriptor, files are opened relative to it\n",
@@ -92,7 +93,8 @@ static void announce(struct worker *w)
 	if (!kc.splice && !kc.sendfile)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE or "
 			"IORING_OP_PIPE: bodies go by READ and SEND\n");
-	else if (!kc.sendfile && opt.send != SEND_READ)
+	else if (!kc.sendfile && opt.send != SEND_READ &&
+		 opt.send != SEND_SPLICE)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE: bodies go "
 			"by SPLICE through a pipe of each connection's%s\n",
 			kc.pipe_size ? "" : ", sized through a descriptor "

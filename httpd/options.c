@@ -40,8 +40,9 @@ static void usage(FILE *f, int status)
 "  -c, --max-conns N      connections served at once, in all (default 512);\n"
 "                         one more gets 503 and is closed\n"
 "  -s, --send MODE        how file bodies are sent: sendfile (SENDFILE file\n"
-"                         -> socket; without the nofd series SPLICE file ->\n"
-"                         direct pipe -> socket), read (READ into registered\n"
+"                         -> socket; without the nofd series as splice),\n"
+"                         splice (SPLICE file -> direct pipe -> socket, to\n"
+"                         compare), read (READ into registered\n"
 "                         buffers, then SEND) or auto (the default: read for\n"
 "                         a body that fits one 64 KiB buffer with its head,\n"
 "                         sendfile for larger ones)\n"
@@ -166,11 +167,13 @@ void parse_options(int argc, char **argv)
 				opt.send = SEND_AUTO;
 			else if (!strcmp(optarg, "sendfile"))
 				opt.send = SEND_SENDFILE;
+			else if (!strcmp(optarg, "splice"))
+				opt.send = SEND_SPLICE;
 			else if (!strcmp(optarg, "read"))
 				opt.send = SEND_READ;
 			else
-				bad("--send: '%s' is not auto, sendfile or "
-				    "read", optarg);
+				bad("--send: '%s' is not auto, sendfile, splice "
+				    "or read", optarg);
 			break;
 		case O_RECV:
 			if (!strcmp(optarg, "multishot"))

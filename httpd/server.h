@@ -86,7 +86,7 @@
 #define RBUF_GROUP	0	/* their buffer group */
 #define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
 
-enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_READ };
+enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_SPLICE, SEND_READ };
 enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
 
 struct options {

@@ -146,6 +146,13 @@ void probe_kernel(void)
 			"IORING_OP_SPLICE\n");
 		exit(1);
 	}
+	if (opt.send == SEND_SPLICE && !kc.splice) {
+		fprintf(stderr, "nofd-httpd: --send splice: this kernel lacks "
+			"IORING_OP_PIPE (6.16) or IORING_OP_SPLICE\n");
+		exit(1);
+	}
+	if (opt.send == SEND_SPLICE)
+		kc.sendfile = false;	/* the pipe, to compare */
 	if (!kc.sendfile && !kc.splice)
 		opt.send = SEND_READ;
 	if (stock) {
@@ -346,7 +353,7 @@ void worker_init(struct worker *w)
 	}
 	cache_init(w, SLOT_CONN + w->nconn * 5);
 	recv_buffers_init(w);
-	if (opt.send != SEND_SENDFILE)
+	if (opt.send != SEND_SENDFILE && opt.send != SEND_SPLICE)
 		register_buffers(w, per_conn * w->nconn);
 
 	if (!w->id) {

@@ -99,8 +99,8 @@ static const struct server servers[] = {
 	  "-c", NGINX_DIR "/off.conf", NULL } },
 	{ "nginx open_file_cache", "127.0.0.3:8080", { "/usr/sbin/nginx", "-p",
 	  NGINX_DIR, "-c", NGINX_DIR "/on.conf", NULL } },
-	{ "nofd-httpd --send sendfile", "127.0.0.1:8081",
-	  NOFD("8081", "--send", "sendfile", NULL) },
+	{ "nofd-httpd --send splice", "127.0.0.1:8081",
+	  NOFD("8081", "--send", "splice", NULL) },
 	{ "nofd-httpd --send read", "127.0.0.1:8082",
 	  NOFD("8082", "--send", "read", NULL) },
 	{ "nofd-httpd --no-defer", "127.0.0.1:8083",
@@ -128,6 +128,7 @@ static const struct load loads[] = {
 	/* for --job only (make profile): not in the demo's table */
 	{ "2 KiB keep-alive", "/two.html", false, 16, false },
 	{ "4 KiB close", "/many/0.html", true, 16, false },
+	{ "16 KiB keep-alive", "/16k.bin", false, 16, false },
 };
 #define NLOADS 5	/* the demo's */
 #define NJOB_LOADS (int)(sizeof(loads) / sizeof(loads[0]))
@@ -204,6 +205,7 @@ static void make_site(void)
 		big[i] = 'a' + i % 26;
 	write_file(SITE "/big.bin", big, sizeof(big));
 	write_file(SITE "/two.html", big, 2048);
+	write_file(SITE "/16k.bin", big, 16384);
 	for (int i = 0; i < 50; i++) {
 		snprintf(path, sizeof(path), SITE "/list/file-%02d.txt", i);
 		write_file(path, page, 100 + i);

@@ -4,7 +4,8 @@
  * bytes as read(2) reads them, its size, type and modification time, and
  * 304 for If-Modified-Since, with either send strategy (SENDFILE from the
  * file's slot, READ into registered buffers then SEND); a file that does
- * not exist is 404, in each of the modes auto, sendfile and read.
+ * not exist is 404, in each of the modes auto, sendfile, splice (SPLICE
+ * through a direct pipe, to compare) and read.
  */
 #include "httpd.h"
 
@@ -66,7 +67,7 @@ static void check_file(int port, const char *path, const char *file,
 
 int main(void)
 {
-	static const char *const modes[] = { "auto", "sendfile", "read" };
+	static const char *const modes[] = { "auto", "sendfile", "splice", "read" };
 	struct hc_resp r;
 
 	mkdir(ROOT, 0755);
