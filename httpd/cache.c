@@ -101,14 +101,14 @@ static struct cached_file *cache_find(struct worker *w, const char *path,
 
 /*
  * A request for c->path: true when it is answered from the cache (c->fslot
- * is the entry's slot, c->stx has its size, mtime and type), false when
+ * is the entry's slot, c->rq.stx has its size, mtime and type), false when
  * the file must be opened.
  */
 bool cache_lookup(struct worker *w, struct conn *c)
 {
 	struct cached_file *e;
 
-	if (!w->cache || c->dir_slash)
+	if (!w->cache || c->rq.dir_slash)
 		return false;
 	e = cache_find(w, c->path, path_hash(c->path));
 	if (!e || e->stale ||
@@ -118,11 +118,11 @@ bool cache_lookup(struct worker *w, struct conn *c)
 	}
 	w->cache_hits++;
 	e->users++;
-	c->cached = e;
+	c->rq.cached = e;
 	c->fslot = e->slot;
-	c->stx.stx_mode = S_IFREG;
-	c->stx.stx_size = e->size;
-	c->stx.stx_mtime.tv_sec = e->mtime;
+	c->rq.stx.stx_mode = S_IFREG;
+	c->rq.stx.stx_size = e->size;
+	c->rq.stx.stx_mtime.tv_sec = e->mtime;
 	lru_unlink(w, e);
 	lru_push(w, e);
 	return true;
@@ -141,7 +141,7 @@ static struct cached_file *cache_victim(struct worker *w)
 
 /*
  * c->fslot (c->slot_a) holds the regular file just opened for c->path and
- * c->stx its STATX, taken no earlier than c->opened_ms: make it the
+ * c->rq.stx its STATX, taken no earlier than c->rq.opened_ms: make it the
  * entry for the path, unless the entry for the path or every entry is
  * being sent from. Returns the slot of the file the entry held before,
  * now c->slot_a, for the caller to close; -1 when there was none.
@@ -153,7 +153,7 @@ int cache_adopt(struct worker *w, struct conn *c)
 	bool close_old;
 	int old;
 
-	if (!w->cache || c->dir_slash || strlen(c->path) >= CACHE_PATH_MAX)
+	if (!w->cache || c->rq.dir_slash || strlen(c->path) >= CACHE_PATH_MAX)
 		return -1;
 	hash = path_hash(c->path);
 	e = cache_find(w, c->path, hash);
@@ -177,10 +177,10 @@ int cache_adopt(struct worker *w, struct conn *c)
 	e->used = true;
 	e->stale = false;
 	e->users = 1;
-	e->size = c->stx.stx_size;
-	e->mtime = c->stx.stx_mtime.tv_sec;
-	e->checked_ms = c->opened_ms;
-	c->cached = e;
+	e->size = c->rq.stx.stx_size;
+	e->mtime = c->rq.stx.stx_mtime.tv_sec;
+	e->checked_ms = c->rq.opened_ms;
+	c->rq.cached = e;
 	c->fslot = e->slot;
 	lru_unlink(w, e);
 	lru_push(w, e);
@@ -191,11 +191,11 @@ int cache_adopt(struct worker *w, struct conn *c)
  * its entry said (changed under us), so the next request opens it again */
 void cache_release(struct conn *c, bool failed)
 {
-	struct cached_file *e = c->cached;
+	struct cached_file *e = c->rq.cached;
 
 	if (!e)
 		return;
 	e->users--;
 	e->stale |= failed;
-	c->cached = NULL;
+	c->rq.cached = NULL;
 }

@@ -17,8 +17,8 @@ static void list_dir(struct worker *w, struct conn *c)
 	char *dents = c->body + CHUNK - DENTS_MAX;
 
 	c->phase = PH_DENTS;
-	c->dents_res = -ECANCELED;
-	c->dents_flags = 0;
+	c->rq.dents_res = -ECANCELED;
+	c->rq.dents_flags = 0;
 	sqe = sqe_for(w, c, OP_DENTS);
 	io_uring_prep_getdents(sqe, c->fslot, dents, DENTS_MAX, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
@@ -96,21 +96,21 @@ static void list_send(struct worker *w, struct conn *c)
 	c->body_len += snprintf(c->body + c->body_len, 64,
 				"</ul></body></html>\n");
 	write_head(w, c, 200, "text/html; charset=utf-8", c->body_len, NULL);
-	send_out(w, c, c->no_body ? NULL : c->body,
-		 c->no_body ? 0 : c->body_len);
+	send_out(w, c, c->rq.no_body ? NULL : c->body,
+		 c->rq.no_body ? 0 : c->body_len);
 }
 
 void on_dents(struct worker *w, struct conn *c)
 {
 	const char *dents = c->body + CHUNK - DENTS_MAX;
 
-	if (c->dents_res < 0) {
+	if (c->rq.dents_res < 0) {
 		respond_error(w, c, 500);
 		return;
 	}
-	if (!list_dents(c, dents, c->dents_res))
-		c->dents_flags |= IORING_CQE_F_DIR_EOF;
-	if (c->dents_res && !(c->dents_flags & IORING_CQE_F_DIR_EOF)) {
+	if (!list_dents(c, dents, c->rq.dents_res))
+		c->rq.dents_flags |= IORING_CQE_F_DIR_EOF;
+	if (c->rq.dents_res && !(c->rq.dents_flags & IORING_CQE_F_DIR_EOF)) {
 		list_dir(w, c);
 		return;
 	}
@@ -130,7 +130,7 @@ static void install_dir(struct worker *w, struct conn *c)
 		return;
 	}
 	c->phase = PH_INSTALL;
-	c->dents_res = -ECANCELED;
+	c->rq.install_res = -ECANCELED;
 	sqe = sqe_for(w, c, OP_INSTALL);
 	io_uring_prep_fixed_fd_install(sqe, c->fslot, 0);
 }
@@ -138,7 +138,7 @@ static void install_dir(struct worker *w, struct conn *c)
 void on_install(struct worker *w, struct conn *c)
 {
 	char *dents = c->body + CHUNK - DENTS_MAX;
-	int fd = c->dents_res;
+	int fd = c->rq.install_res;
 	long n;
 
 	if (fd < 0) {

@@ -52,10 +52,10 @@ static bool log_plain(unsigned char ch)
 static void log_line_escaped(struct http_out *o, struct conn *c)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *s = c->hr.line, *end = s + c->hr.line_len;
+	const char *s = c->rq.hr.line, *end = s + c->rq.hr.line_len;
 	char *start = o->p;
 
-	if (!c->hr.line_len) {
+	if (!c->rq.hr.line_len) {
 		http_put(o, "-", 1);
 		return;
 	}
@@ -120,7 +120,7 @@ void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 	http_put(&o, "] \"", 3);
 	log_line_escaped(&o, c);
 	http_put(&o, "\" ", 2);
-	http_put_uint(&o, c->status);
+	http_put_uint(&o, c->rq.status);
 	http_put(&o, " ", 1);
 	http_put_uint(&o, bytes);
 	http_put(&o, "\n", 1);

@@ -17,7 +17,7 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 	struct io_uring_sqe *sqe;
 
 	c->phase = PH_SEND;
-	c->file_left = 0;
+	c->rq.file_left = 0;
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_SEND);
 	io_uring_prep_send(sqe, conn_slot(w, c), c->out, c->out_len,
@@ -31,7 +31,7 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	}
 	set_deadline(w, c, opt.send_ms);
-	c->chain_body = len;
+	c->rq.chain_body = len;
 }
 
 /*
@@ -43,7 +43,7 @@ void write_head(struct worker *w, struct conn *c, int status,
 {
 	struct http_out o = { c->out, c->out + OUT_MAX };
 
-	c->status = status;
+	c->rq.status = status;
 	http_put_str(&o, "HTTP/1.1 ");
 	http_put_uint(&o, status);
 	http_put(&o, " ", 1);
@@ -78,12 +78,12 @@ void respond_error(struct worker *w, struct conn *c, int status)
 		c->keepalive = false;
 	write_head(w, c, status, "text/html", n,
 	     status == 405 ? "Allow: GET, HEAD\r\n" : NULL);
-	if (!c->no_body && c->out_len + n < OUT_MAX) {
+	if (!c->rq.no_body && c->out_len + n < OUT_MAX) {
 		memcpy(c->out + c->out_len, body, n);
 		c->out_len += n;
 	}
 	send_out(w, c, NULL, 0);
-	c->chain_body = c->no_body ? 0 : n;
+	c->rq.chain_body = c->rq.no_body ? 0 : n;
 }
 
 /*
@@ -93,9 +93,9 @@ void respond_error(struct worker *w, struct conn *c, int status)
  */
 void respond_and_close(struct worker *w, struct conn *c, int status)
 {
-	c->no_body = false;
+	c->rq.no_body = false;
 	c->keepalive = false;
-	c->hr.line_len = 0;
+	c->rq.hr.line_len = 0;
 	respond_error(w, c, status);
 }
 
@@ -149,7 +149,7 @@ static void make_pipe(struct worker *w, struct conn *c, bool sized)
 	c->pipe_sized = sized;
 	c->pipe_size = 0;
 	c->pipe_fd = -ECANCELED;
-	c->pipe_want = pipe_want(c->file_left);
+	c->pipe_want = pipe_want(c->rq.file_left);
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_PIPE);
 	io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0, c->pipe_rd);
@@ -191,7 +191,7 @@ void on_pipe(struct worker *w, struct conn *c)
 		w->pipes_small++;
 	if (!c->pipe_open) {
 		w->no_pipe++;
-		c->use_read = true;
+		c->rq.use_read = true;
 	}
 	send_chunk(w, c, true);
 }
@@ -199,7 +199,7 @@ void on_pipe(struct worker *w, struct conn *c)
 /* READ a part behind the head into the connection's buffer, then SEND. */
 static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 {
-	size_t n = c->file_left < CHUNK - hl ? c->file_left : CHUNK - hl;
+	size_t n = c->rq.file_left < CHUNK - hl ? c->rq.file_left : CHUNK - hl;
 	struct io_uring_sqe *sqe;
 
 	if (hl)
@@ -209,9 +209,9 @@ static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 	 * (on_pipe()); nor does a user short of locked memory */
 	if (w->fixed_bufs)
 		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
-					 c->file_off, 0);
+					 c->rq.file_off, 0);
 	else
-		io_uring_prep_read(sqe, c->fslot, c->body + hl, n, c->file_off);
+		io_uring_prep_read(sqe, c->fslot, c->body + hl, n, c->rq.file_off);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_SEND);
 	io_uring_prep_send(sqe, sock, c->body, hl + n,
@@ -237,12 +237,12 @@ static void queue_head(struct worker *w, struct conn *c, size_t hl, int sock)
 static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 			     int sock)
 {
-	size_t n = c->file_left < SENDFILE_PART ? c->file_left : SENDFILE_PART;
+	size_t n = c->rq.file_left < SENDFILE_PART ? c->rq.file_left : SENDFILE_PART;
 	struct io_uring_sqe *sqe;
 
 	queue_head(w, c, hl, sock);
 	sqe = sqe_for(w, c, OP_SENDFILE);
-	io_uring_prep_sendfile(sqe, sock, c->fslot, c->file_off, n,
+	io_uring_prep_sendfile(sqe, sock, c->fslot, c->rq.file_off, n,
 			       SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	return n;
@@ -252,14 +252,14 @@ static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 			   int sock)
 {
-	size_t n = c->file_left;
+	size_t n = c->rq.file_left;
 	struct io_uring_sqe *sqe;
 
 	if (n > (uint64_t)c->pipe_size)
 		n = c->pipe_size;
 	queue_head(w, c, hl, sock);
 	sqe = sqe_for(w, c, OP_SPLICE_IN);
-	io_uring_prep_splice(sqe, c->fslot, c->file_off, c->pipe_wr, -1, n,
+	io_uring_prep_splice(sqe, c->fslot, c->rq.file_off, c->pipe_wr, -1, n,
 			     SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_SPLICE_OUT);
@@ -272,7 +272,7 @@ static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 /* Send the next part of the file: SENDFILE, SPLICE or READ+SEND. */
 void send_chunk(struct worker *w, struct conn *c, bool first)
 {
-	bool by_pipe = !c->use_read && !kc.sendfile;
+	bool by_pipe = !c->rq.use_read && !kc.sendfile;
 	size_t hl = first ? c->out_len : 0;
 	int sock = conn_slot(w, c);
 	size_t n;
@@ -284,7 +284,7 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	 */
 	if (by_pipe && c->pipe_open && first &&
 	    (unsigned int)c->pipe_size >= c->pipe_want &&
-	    (unsigned int)c->pipe_size < pipe_want(c->file_left))
+	    (unsigned int)c->pipe_size < pipe_want(c->rq.file_left))
 		close_pipe(w, c);
 	if (by_pipe && !c->pipe_open) {
 		make_pipe(w, c, kc.pipe_size);
@@ -292,42 +292,41 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	}
 	c->phase = PH_SEND;
 	reserve(w, 4);
-	if (c->use_read)
+	if (c->rq.use_read)
 		n = queue_read(w, c, hl, sock);
 	else if (kc.sendfile)
 		n = queue_sendfile(w, c, hl, sock);
 	else
 		n = queue_splice(w, c, hl, sock);
 	set_deadline(w, c, opt.send_ms);
-	c->file_off += n;
-	c->file_left -= n;
-	c->chain_body = n;
-	c->body_len = n;	/* what each op of the chain must move */
+	c->rq.file_off += n;
+	c->rq.file_left -= n;
+	c->rq.chain_body = n;	/* what each op of the chain must move */
 }
 
 void serve_file(struct worker *w, struct conn *c, const char *name)
 {
 	char extra[] = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n";
-	time_t mtime = c->stx.stx_mtime.tv_sec;
+	time_t mtime = c->rq.stx.stx_mtime.tv_sec;
 
 	/* the date written over the sample's; its NUL over the \r, put back */
 	http_date(mtime, extra + 15);
 	memcpy(extra + 15 + HTTP_DATE_LEN - 1, "\r\n", 2);
-	if (c->hr.if_modified_since >= 0 && mtime <= c->hr.if_modified_since) {
+	if (c->rq.hr.if_modified_since >= 0 && mtime <= c->rq.hr.if_modified_since) {
 		write_head(w, c, 304, NULL, 0, extra);
 		send_out(w, c, NULL, 0);
 		return;
 	}
-	write_head(w, c, 200, http_content_type(name), c->stx.stx_size,
+	write_head(w, c, 200, http_content_type(name), c->rq.stx.stx_size,
 		   extra);
-	c->file_off = 0;
-	c->file_left = c->no_body ? 0 : c->stx.stx_size;
+	c->rq.file_off = 0;
+	c->rq.file_left = c->rq.no_body ? 0 : c->rq.stx.stx_size;
 	/* auto: a body that fits one buffer with the head goes by READ+SEND,
 	 * a larger one by SENDFILE (httpd/README.md has the measurements) */
-	c->use_read = opt.send == SEND_READ ||
+	c->rq.use_read = opt.send == SEND_READ ||
 		      (opt.send == SEND_AUTO &&
-		       c->file_left + c->out_len <= CHUNK);
-	if (!c->file_left) {
+		       c->rq.file_left + c->out_len <= CHUNK);
+	if (!c->rq.file_left) {
 		send_out(w, c, NULL, 0);
 		return;
 	}

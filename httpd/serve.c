@@ -173,9 +173,9 @@ static void request_done(struct worker *w, struct conn *c);
 static void conn_close(struct worker *w, struct conn *c)
 {
 	c->phase = PH_CLOSE;
-	if (c->file_open)
+	if (c->rq.file_open)
 		close_slot(w, c, c->fslot);
-	if (c->other_open)
+	if (c->rq.other_open)
 		close_slot(w, c, other_slot(c));
 	/*
 	 * The pipe stays in its slots for the next connection this struct
@@ -184,7 +184,7 @@ static void conn_close(struct worker *w, struct conn *c)
 	 * 4 KiB body (httpd/README.md). A response that failed may have
 	 * left bytes in it; one that did not emptied it.
 	 */
-	if (c->pipe_open && c->failed)
+	if (c->pipe_open && c->rq.failed)
 		close_pipe(w, c);
 	/*
 	 * The CLOSE alone sends our FIN: 7.3 puts a slot's file once the
@@ -196,7 +196,7 @@ static void conn_close(struct worker *w, struct conn *c)
 	 * re-armed the ACCEPT every 64 closes.
 	 */
 	close_slot(w, c, conn_slot(w, c));
-	c->file_open = c->other_open = false;
+	c->rq.file_open = c->rq.other_open = false;
 	if (c->multishot)
 		recv_drop(w, c);
 }
@@ -261,25 +261,25 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 	struct io_uring_sqe *sqe;
 
 	c->phase = phase;
-	c->how = (struct open_how){
+	c->rq.how = (struct open_how){
 		.flags = O_RDONLY | O_NONBLOCK,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	c->open_res = c->statx_res = -ECANCELED;
-	c->opened_ms = w->now_ms;
+	c->rq.open_res = c->rq.statx_res = -ECANCELED;
+	c->rq.opened_ms = w->now_ms;
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_OPEN);
 	if (stock) {
-		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->how, slot);
+		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->rq.how, slot);
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe = sqe_for(w, c, OP_STATX);
-		io_uring_prep_statx(sqe, root_fd, path, 0, mask, &c->stx);
+		io_uring_prep_statx(sqe, root_fd, path, 0, mask, &c->rq.stx);
 		return;
 	}
-	io_uring_prep_openat2_direct(sqe, dir, path, &c->how, slot);
+	io_uring_prep_openat2_direct(sqe, dir, path, &c->rq.how, slot);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_STATX);
-	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->stx);
+	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->rq.stx);
 }
 
 /* The directory c->path's index.html, into the other file slot */
@@ -322,19 +322,19 @@ static void handle_request(struct worker *w, struct conn *c)
 {
 	int ret;
 
-	c->no_body = c->hr.method == HTTP_HEAD;
+	c->rq.no_body = c->rq.hr.method == HTTP_HEAD;
 	/* a body we do not read would be taken for the next request */
-	c->keepalive = c->hr.keepalive && !w->stopping && !c->hr.has_body;
-	if (c->hr.method == HTTP_OTHER) {
+	c->keepalive = c->rq.hr.keepalive && !w->stopping && !c->rq.hr.has_body;
+	if (c->rq.hr.method == HTTP_OTHER) {
 		respond_error(w, c, 405);
 		return;
 	}
-	if (c->hr.has_body) {
+	if (c->rq.hr.has_body) {
 		respond_error(w, c, 413);
 		return;
 	}
-	ret = http_path(c->hr.target, c->hr.target_len, c->path,
-			sizeof(c->path), &c->dir_slash);
+	ret = http_path(c->rq.hr.target, c->rq.hr.target_len, c->path,
+			sizeof(c->path), &c->rq.dir_slash);
 	if (ret) {
 		respond_error(w, c, ret);
 		return;
@@ -352,18 +352,15 @@ static void next_request(struct worker *w, struct conn *c)
 {
 	int ret;
 
-	c->status = 0;
-	c->sent = 0;
-	c->failed = c->file_changed = false;
+	c->rq = (struct request){ 0 };
 	c->head_len = 0;
-	memset(&c->hr, 0, sizeof(c->hr));
 	if (c->multishot)
 		recv_pull(w, c);
 	if (!c->req_len) {
 		arm_recv(w, c);
 		return;
 	}
-	ret = http_parse(c->req, c->req_len, &c->hr);
+	ret = http_parse(c->req, c->req_len, &c->rq.hr);
 	if (ret == 1) {
 		arm_recv(w, c);
 		return;
@@ -373,7 +370,7 @@ static void next_request(struct worker *w, struct conn *c)
 		respond_and_close(w, c, ret);
 		return;
 	}
-	c->head_len = c->hr.head_len;
+	c->head_len = c->rq.hr.head_len;
 	handle_request(w, c);
 }
 
@@ -509,29 +506,29 @@ static void on_recv(struct worker *w, struct conn *c)
 static void on_open(struct worker *w, struct conn *c)
 {
 	bool index = c->phase == PH_INDEX;
-	int mode = c->stx.stx_mode & S_IFMT;
+	int mode = c->rq.stx.stx_mode & S_IFMT;
 
-	if (c->open_res < 0) {
-		if (index && c->open_res == -ENOENT) {
+	if (c->rq.open_res < 0) {
+		if (index && c->rq.open_res == -ENOENT) {
 			list_directory(w, c);
 			return;
 		}
-		respond_error(w, c, open_status(c->open_res));
+		respond_error(w, c, open_status(c->rq.open_res));
 		return;
 	}
 	if (index) {
-		c->other_open = true;
+		c->rq.other_open = true;
 		/* serve index.html from the other slot, close the directory */
 		c->fslot = other_slot(c);
 	} else {
-		c->file_open = true;
+		c->rq.file_open = true;
 	}
-	if (c->statx_res < 0) {
+	if (c->rq.statx_res < 0) {
 		respond_error(w, c, 500);
 		return;
 	}
 	if (mode == S_IFDIR && !index) {
-		if (!c->dir_slash && strcmp(c->path, ".")) {
+		if (!c->rq.dir_slash && strcmp(c->path, ".")) {
 			respond_redirect(w, c);
 			return;
 		}
@@ -540,7 +537,7 @@ static void on_open(struct worker *w, struct conn *c)
 	}
 	if (index) {
 		close_slot(w, c, other_slot(c));
-		c->other_open = false;
+		c->rq.other_open = false;
 	}
 	if (mode != S_IFREG) {
 		respond_error(w, c, 403);
@@ -549,8 +546,8 @@ static void on_open(struct worker *w, struct conn *c)
 	if (!index) {
 		int old = cache_adopt(w, c);
 
-		if (c->cached)
-			c->file_open = false;	/* the entry's now */
+		if (c->rq.cached)
+			c->rq.file_open = false;	/* the entry's now */
 		if (old >= 0)
 			close_slot(w, c, old);
 	}
@@ -559,14 +556,14 @@ static void on_open(struct worker *w, struct conn *c)
 
 static void request_done(struct worker *w, struct conn *c)
 {
-	log_request(w, c, c->sent);
-	cache_release(c, c->file_changed);
-	if (c->file_open)
+	log_request(w, c, c->rq.sent);
+	cache_release(c, c->rq.file_changed);
+	if (c->rq.file_open)
 		close_slot(w, c, c->fslot);
-	if (c->other_open)
+	if (c->rq.other_open)
 		close_slot(w, c, other_slot(c));
-	c->file_open = c->other_open = false;
-	if (c->failed || !c->keepalive || !c->head_len) {
+	c->rq.file_open = c->rq.other_open = false;
+	if (c->rq.failed || !c->keepalive || !c->head_len) {
 		conn_close(w, c);
 		return;
 	}
@@ -583,9 +580,9 @@ static void request_done(struct worker *w, struct conn *c)
 
 static void on_sent(struct worker *w, struct conn *c)
 {
-	if (!c->failed)
-		c->sent += c->chain_body;
-	if (!c->failed && c->file_left) {
+	if (!c->rq.failed)
+		c->rq.sent += c->rq.chain_body;
+	if (!c->rq.failed && c->rq.file_left) {
 		send_chunk(w, c, false);
 		return;
 	}
@@ -671,12 +668,8 @@ static void conn_start(struct worker *w, struct conn *c)
 	c->recv_ended = c->multishot = false;
 	c->held_first = c->held_last = -1;
 	c->held_n = c->held_off = 0;
-	c->sent = 0;
-	c->failed = false;
-	c->file_open = c->other_open = false;	/* the pipe: conn_close() */
-	c->cached = NULL;
+	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
 	c->peer_len = 0;
-	memset(&c->hr, 0, sizeof(c->hr));
 	if (w->active > w->limit || w->stopping) {
 		w->rejected++;
 		respond_and_close(w, c, 503);
@@ -703,17 +696,17 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		c->recv_res = res;
 		break;
 	case OP_OPEN:
-		c->open_res = res;
+		c->rq.open_res = res;
 		break;
 	case OP_STATX:
-		c->statx_res = res;
+		c->rq.statx_res = res;
 		break;
 	case OP_DENTS:
-		c->dents_res = res;
-		c->dents_flags = cqe->flags;
+		c->rq.dents_res = res;
+		c->rq.dents_flags = cqe->flags;
 		break;
 	case OP_INSTALL:
-		c->dents_res = res;	/* the descriptor */
+		c->rq.install_res = res;	/* the descriptor */
 		break;
 	case OP_PIPE_FD:
 		c->pipe_fd = res;
@@ -737,13 +730,13 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		 * (SEND waits for all of it); on_pipe() answers a PIPE that
 		 * failed */
 		if (op != OP_PIPE && (res < 0 || (op != OP_SEND &&
-				      (size_t)res != c->body_len)))
-			c->failed = true;
+				      (size_t)res != c->rq.chain_body)))
+			c->rq.failed = true;
 		/* the file gave less than its STATX said */
 		if ((op == OP_READ || op == OP_SPLICE_IN ||
 		     (op == OP_SENDFILE && res >= 0)) &&
-		    (size_t)res != c->body_len)
-			c->file_changed = true;
+		    (size_t)res != c->rq.chain_body)
+			c->rq.file_changed = true;
 		if (op == OP_PIPE && res < 0)
 			c->pipe_open = false;
 		if (op == OP_PIPE && res > 0)

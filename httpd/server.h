@@ -179,19 +179,43 @@ struct cached_file {
 	int64_t mtime;
 };
 
+/*
+ * One request and its response: what next_request() starts afresh, with
+ * one assignment, for each request a connection brings.
+ */
+struct request {
+	struct http_request hr;
+	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
+	/* results of the phase's requests */
+	int open_res, statx_res, dents_res;
+	int install_res;		/* FIXED_FD_INSTALL: the descriptor */
+	unsigned int dents_flags;
+	struct statx stx;
+	struct open_how how;
+	struct cached_file *cached;	/* the file is this entry's slot */
+	bool file_open, other_open;	/* its file slots hold a file */
+	bool failed;			/* answered in part: close after */
+	bool file_changed;		/* short READ, SENDFILE or SPLICE */
+	bool no_body;			/* HEAD, or an error's answer to one */
+	bool use_read;			/* this body: READ+SEND */
+	bool dir_slash;
+	/* the response */
+	int status;
+	uint64_t file_off, file_left;
+	uint64_t chain_body;		/* body bytes the chain in flight moves */
+	uint64_t sent;			/* body bytes sent, for the log */
+};
+
+/* A connection: its socket's slot, its buffers, and the request in hand. */
 struct conn {
 	enum phase phase;
 	unsigned int inflight;		/* SQEs whose CQE has not come */
 	int slot_a, slot_b;		/* file slots; fslot is the open one */
 	int pipe_rd, pipe_wr;		/* the pipe's slots, after slot_b */
 	int fslot;
-	struct cached_file *cached;	/* fslot is this entry's */
-	bool file_open, other_open, pipe_open;
-	bool keepalive, failed, timed_out, dir_slash;
-	bool file_changed;		/* short READ or SPLICE from it */
+	bool pipe_open;
+	bool keepalive, timed_out;
 	bool accept_pending;		/* accepted before the last one freed */
-	bool no_body;			/* HEAD, or an error's answer to one */
-	bool use_read;			/* this body: READ+SEND, not SPLICE */
 	/* the request being read: buffer, bytes in it, its head's length */
 	char *req;
 	size_t req_len, head_len;
@@ -213,25 +237,16 @@ struct conn {
 	unsigned int held_n, held_off;
 	size_t req_seen;		/* req_len when last parsed */
 	uint64_t head_start;		/* ms, first byte of this request */
-	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
-	struct http_request hr;
-	char path[HTTP_TARGET_MAX + 16];
-	char index_path[HTTP_TARGET_MAX + 32];	/* stock: path/index.html */
-	/* results of the phase's requests */
-	int recv_res, open_res, statx_res, dents_res;
-	unsigned int dents_flags;
-	struct statx stx;
-	struct open_how how;
+	int recv_res;
 	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
-	/* the response */
-	int status;
+	struct request rq;
+	/* the request's target, decoded, and (stock) its path/index.html */
+	char path[HTTP_TARGET_MAX + 16];
+	char index_path[HTTP_TARGET_MAX + 32];
 	char *out;			/* head (and small bodies) */
 	size_t out_len;
 	char *body;			/* CHUNK bytes, registered for READ */
 	size_t body_len;		/* listing bytes in body */
-	uint64_t file_off, file_left;
-	uint64_t chain_body;		/* body bytes the chain in flight sends */
-	uint64_t sent;			/* body bytes sent, for the log */
 	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
 	bool pipe_sized;		/* PIPE was asked for a size */
 	int pipe_fd;			/* pipe_wr installed, for its size */
