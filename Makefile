@@ -113,7 +113,7 @@ $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ $(HTTPD_SRCS) $(LDLIBS)
 
-$(BIN)/versus: httpd/versus.c lib/die.h lib/stats.h | deps
+$(BIN)/versus: bench/httpd/versus.c lib/die.h lib/stats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
@@ -132,17 +132,17 @@ $(BIN)/tests/http-format: httpd/http.c httpd/http.h
 test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs
 	tests/run.sh --kernel $(DEBUG)
 
-# The article's greeting chain, then nofd-httpd against nginx (httpd/demo.sh),
-# then the same natively, on this machine's kernel (httpd/native.sh)
+# The article's greeting chain, then nofd-httpd against nginx (bench/httpd/demo.sh),
+# then the same natively, on this machine's kernel (bench/httpd/native.sh)
 QUICK ?=
 demo: kernel-fast initramfs $(B)/initramfs-demo.cpio.gz $(HOST)
 	@echo "nofd: linux-source-7.3 $$(cat kernel/debian-version), fast kernel, QEMU TCG"
 	vm/run.sh --kernel $(FAST) --timeout 300 --out $(B)/demo/greet -- /bin/greet-demo
-	httpd/demo.sh --kernel $(FAST) $(if $(QUICK),--quick)
-	httpd/native.sh $(if $(QUICK),--quick)
+	bench/httpd/demo.sh --kernel $(FAST) $(if $(QUICK),--quick)
+	bench/httpd/native.sh $(if $(QUICK),--quick)
 
 versus-native: $(B)/debs $(BIN)/nofd-httpd $(BIN)/versus
-	httpd/native.sh $(if $(QUICK),--quick)
+	bench/httpd/native.sh $(if $(QUICK),--quick)
 
 # The benchmarks (docs/benchmarks.md): every workload and mode in the fast
 # guest under -icount, then natively; CSV, tables and charts in build/bench.
@@ -203,7 +203,8 @@ profile: kernel-fast initramfs $(HOST) $(PLUGIN) \
 # Every C file compiled, not linked, against the liburing headers in
 # LIBURING_INC: make test runs it against sid's newest liburing, so that
 # lib/nofd.h's version guards are proven on both sides.
-SRCS := $(wildcard tests/*.c bench/*.c demo/*.c fuzz/*.c httpd/*.c vm/*.c \
+SRCS := $(wildcard tests/*.c bench/*.c bench/httpd/*.c demo/*.c fuzz/*.c \
+	httpd/*.c vm/*.c \
 	profile/report.c)
 compile-check: | deps
 	@$(foreach f,$(SRCS),$(CC) $(CFLAGS) -Ibench -Ihttpd -c -o /dev/null $(f) &&) true

@@ -10,7 +10,7 @@
 # Boots the guest K times (default 3) with the insn-prof TCG plugin
 # (profile/insn-prof.c), running `bench-run --job WORKLOAD,MODE,PARAM
 # --ops k*N` in boot k (N default 2000); or, with --httpd, `versus
-# --job=S,L,k*Ds` in the demo's guest (server S of httpd/versus.c's list:
+# --job=S,L,k*Ds` in the demo's guest (server S of bench/httpd/versus.c's list:
 # 0 nofd-httpd, 1 nofd-httpd --stock, 2 nginx, 3 nginx open_file_cache,
 # 4-7 nofd-httpd's variants; under load L: 0 1 KiB keep-alive, 1 1 KiB
 # close, 2 1 MiB keep-alive, 3 10000 files of 4 KiB, 4 1 KiB over 256

@@ -5,7 +5,7 @@
  * the old connection's last CQEs are seen. The new one must wait for
  * them, not take the old one's state. Before the fix, a connection was
  * then counted as active forever and SIGTERM never ended the server
- * (found natively by httpd/native.sh, one run in 21 of a 1 s
+ * (found natively by bench/httpd/native.sh, one run in 21 of a 1 s
  * connection-per-request load). It happens when the ACCEPT is armed
  * again in the submission that closes a slot (after the table was full,
  * or every 64 closes) and takes the slot at once. Here: 16 clients, 40

@@ -141,7 +141,7 @@ else
 	sed 's/^/# /' "$prof.log" | tail -20
 fi
 
-# 6. The nginx configurations make demo measures against (httpd/versus.c)
+# 6. The nginx configurations make demo measures against (bench/httpd/versus.c)
 #    are ones nginx accepts: Debian's nginx, unpacked in build/debs, reads
 #    both with -t. No test starts nginx, and a refused line once reached
 #    the profiles before anything noticed.

@@ -23,7 +23,7 @@
  *   versus --nginx-conf
  *
  * --quick: one round; --only=N: servers[N] only (for debugging a server).
- * --native: on the machine it runs on (httpd/native.sh): nofd-httpd and
+ * --native: on the machine it runs on (bench/httpd/native.sh): nofd-httpd and
  * the two nginx, no syscall count, and the ratios of server CPU per
  * request taken round by round; --prefix: the binaries' paths are DIR
  * followed by the guest's (DIR/bin/nofd-httpd, DIR/usr/sbin/nginx,
@@ -38,7 +38,7 @@
  * them with `nginx -t` (tests/run.sh): a line it refuses fails there.
  *
  * Output: a table, then the files table.md, results.csv, results.json and
- * chart.svg sent home (lib/frame.h), which httpd/demo.sh puts in
+ * chart.svg sent home (lib/frame.h), which bench/httpd/demo.sh puts in
  * build/demo/.
  */
 #include <arpa/inet.h>

@@ -2,20 +2,20 @@
 # make versus-native: nofd-httpd against Debian's nginx natively, on this
 # machine's kernel (no nofd series: nofd-httpd runs in stock mode), with
 # the nginx and wrk that make demo puts in the guest (build/debs/,
-# unpacked, not installed). httpd/versus.c does the work (--native):
+# unpacked, not installed). bench/httpd/versus.c does the work (--native):
 # server CPU per request of each, and the ratios taken round by round.
 # CPU time here is time on a shared machine, not instructions: the
 # ratios within a round are what to read.
 #
-#   httpd/native.sh [--quick]
+#   bench/httpd/native.sh [--quick]
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=--rounds=5
 case ${1:-} in
 --quick) rounds=--quick ;;
 "") ;;
-*) echo "usage: httpd/native.sh [--quick]" >&2; exit 2 ;;
+*) echo "usage: bench/httpd/native.sh [--quick]" >&2; exit 2 ;;
 esac
 root=$top/build/native-root
 rm -rf "$root"

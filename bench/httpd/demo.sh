@@ -1,23 +1,23 @@
 #!/bin/bash
 # make demo, second part: nofd-httpd against nginx in the fast guest, under
 # -icount shift=0,sleep=off (guest time = instructions: host load does not
-# move the figures). httpd/versus.c does the work in the guest; this
+# move the figures). bench/httpd/versus.c does the work in the guest; this
 # shows its progress as it goes, then its table, and writes its files to
 # build/demo/. The site is on an ext4 disk of the guest's (vm/run.sh --disk).
 #
-#   httpd/demo.sh --kernel IMAGE [--quick]
+#   bench/httpd/demo.sh --kernel IMAGE [--quick]
 set -euo pipefail
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 kernel= quick=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--quick) quick=--quick; shift ;;
-	*) echo "usage: httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2 ;;
+	*) echo "usage: bench/httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2 ;;
 	esac
 done
-[ -n "$kernel" ] || { echo "usage: httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2; }
+[ -n "$kernel" ] || { echo "usage: bench/httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2; }
 out=$top/build/demo
 mkdir -p "$out"
 start=$(date +%s)
