@@ -10,12 +10,13 @@
 # Boots the guest K times (default 3) with the insn-prof TCG plugin
 # (profile/insn-prof.c), running `bench-run --job WORKLOAD,MODE,PARAM
 # --ops k*N` in boot k (N default 2000); or, with --httpd, `versus
-# --job=S,L,k*Ds` in the demo's guest (server S of bench/httpd/versus.c's list:
-# 0 nofd-httpd, 1 nofd-httpd --stock, 2 nginx, 3 nginx open_file_cache,
-# 4-7 nofd-httpd's variants; under load L: 0 1 KiB keep-alive, 1 1 KiB
-# close, 2 1 MiB keep-alive, 3 10000 files of 4 KiB, 4 1 KiB over 256
-# connections, and three loads outside the demo's table: 5 2 KiB
-# keep-alive, 6 4 KiB close, 7 16 KiB keep-alive; for k * D seconds of guest time, D default 1), where an
+# --job=S,L,k*Ds` in the demo's guest (server S of bench/httpd/versus.c's
+# list: 0 nofd-httpd, 1 nofd-httpd --stock, 2 nginx, 3 nginx
+# open_file_cache, 4-8 nofd-httpd's variants (4 --send splice, 8 --send
+# sendfile); under load L: 0 1 KiB keep-alive, 1 1 KiB close, 2 1 MiB
+# keep-alive, 3 10000 files of 4 KiB, 4 1 KiB over 256 connections, and
+# three loads outside the demo's table: 5 2 KiB keep-alive, 6 4 KiB close,
+# 7 16 KiB keep-alive; for k * D seconds of guest time, D default 1), where an
 # operation is a request wrk completed. Boot, set-up and exit
 # are the same in every boot, so each difference of two consecutive boots
 # is what the operations between them cost; profile/report.c names the

@@ -107,6 +107,8 @@ static const struct server servers[] = {
 	  NOFD("8083", "--no-defer", NULL) },
 	{ "nofd-httpd --recv multishot", "127.0.0.1:8085",
 	  NOFD("8085", "--recv", "multishot", NULL) },
+	{ "nofd-httpd --send sendfile", "127.0.0.1:8086",
+	  NOFD("8086", "--send", "sendfile", NULL) },
 };
 #define NSERVERS (int)(sizeof(servers) / sizeof(servers[0]))
 
@@ -730,7 +732,7 @@ static void print_svg(FILE *f)
 {
 	static const char *const colors[NSERVERS] = {
 		"#1f77b4", "#6baed6", "#d62728", "#ff9896", "#9ecae1",
-		"#c6dbef", "#deebf7", "#08519c",
+		"#c6dbef", "#deebf7", "#08519c", "#3182bd",
 	};
 	int w = 760, bar = 22, gap = 30, top = 40;
 	int h = top + NLOADS * (nserv * bar + gap) + 20;
