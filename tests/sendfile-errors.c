@@ -7,7 +7,8 @@
  * error, as its man page documents: -ENOTSOCK for an output that is not a
  * socket, -EOPNOTSUPP for a socket that is not TCP without ULP or AF_UNIX
  * stream (UDP, AF_UNIX datagram and seqpacket, kTLS, AF_ALG), -EINVAL for
- * an input with no page cache to take pages from (/proc). A SQE field the
+ * an input with no page cache to take pages from (/dev/zero, O_DIRECT).
+ * An O_APPEND socket fails as sendfile(2) fails. A SQE field the
  * op does not read, or a splice flag other than SPLICE_F_FD_IN_FIXED,
  * fails with -EINVAL. A peer gone is -EPIPE without SIGPIPE.
  */
@@ -189,6 +190,34 @@ static void refused_outputs(int in)
 		close(alg);
 }
 
+/*
+ * Flags: an O_APPEND output fails as sendfile(2) fails (do_splice_direct()
+ * refuses it); an O_DIRECT input has no pages to take (sendfile(2) reads
+ * it by copy_splice_read()): -EINVAL, as the man page says.
+ */
+static void refused_flags(int sock)
+{
+	int in = open(FILE_PATH, O_RDONLY);
+	int flags = fcntl(sock, F_GETFL);
+
+	t_assert(in >= 0 && flags >= 0 &&
+		 !fcntl(sock, F_SETFL, flags | O_APPEND), "O_APPEND socket");
+	t_check_res(ring_send(in, sock, 0), sys_send(in, sock, 0),
+		    "SENDFILE into an O_APPEND socket fails as sendfile(2)");
+	t_assert(!fcntl(sock, F_SETFL, flags), "flags back");
+	close(in);
+
+	in = open(FILE_PATH, O_RDONLY | O_DIRECT);
+	if (in < 0) {
+		printf("ok: # SKIP O_DIRECT: tmpfs refuses it here (%s)\n",
+		       strerror(errno));
+		return;
+	}
+	t_check_res(ring_send(in, sock, 0), -EINVAL,
+		    "SENDFILE from an O_DIRECT file: -EINVAL");
+	close(in);
+}
+
 /* An input with no page cache: sendfile(2) reads it, SENDFILE says so. */
 static void no_page_cache(int sock)
 {
@@ -258,6 +287,7 @@ int main(void)
 	bad_sqe_fields(in, sv[0]);
 	bad_inputs(sv[0]);
 	refused_outputs(in);
+	refused_flags(sv[0]);
 	no_page_cache(sv[0]);
 	for (int f = 0; f < 2; f++)
 		for (enum sf_way w = SF_SYS; w < SF_NR_WAYS; w++)

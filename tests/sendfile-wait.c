@@ -6,8 +6,10 @@
  * sockets nobody reads hold no worker while they wait; a SENDFILE stopped
  * while it waits (ASYNC_CANCEL, a linked timeout) completes with the count
  * it sent, exactly what its peer then reads, as sendfile(2) stopped by a
- * signal returns what it sent.
+ * signal returns what it sent. One that went to io-wq to read its file
+ * waits for room by poll too, with no worker blocked in the socket.
  */
+#include <dirent.h>
 #include <signal.h>
 
 #include "sendfile-fixture.h"
@@ -50,6 +52,24 @@ static long long drain(int fd)
 	sf_peer_start(&peer, fd, 0, 0);
 	sf_peer_join(&peer);
 	return peer.bad_at < 0 ? peer.got : -1;
+}
+
+/* Bytes waiting to be read at @fd, all zero; -1 if one is not. */
+static long long drain_zeros(int fd)
+{
+	static char buf[65536];
+	long long got = 0;
+	ssize_t n;
+
+	shutdown(fd, SHUT_WR);
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i])
+				return -1;
+		got += n;
+	}
+	close(fd);
+	return got;
 }
 
 /* A cancelled and a timed-out SENDFILE report what their peer reads. */
@@ -172,6 +192,86 @@ static void many_stuck(void)
 	close(in);
 }
 
+/* io-wq workers of this process sleeping in a socket's wait for room */
+static int workers_in_send(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	t_assert(d, "opendir /proc/self/task");
+	while ((de = readdir(d))) {
+		char path[300], comm[32] = "", wchan[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		if (strncmp(comm, "iou-wrk", 7))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(wchan, sizeof(wchan), f) &&
+		    strstr(wchan, "sk_stream_wait_memory"))
+			n++;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A SENDFILE that went to io-wq (here: a tmpfs range fallocated and never
+ * written, whose folios are not uptodate: the inline try cannot take them
+ * without their lock) and then fills its socket waits for room by poll,
+ * as one that stayed inline: the first version held its io-wq worker,
+ * blocked in the socket, for as long as the peer did not read.
+ */
+static void punted_then_full(void)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int in, sv[2], res = 0;
+
+	in = open(TMP "/holes", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	t_assert(in >= 0 && !fallocate(in, 0, 0, SIZE), "fallocate");
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	sf_pair(AF_INET, sv);
+	sqe = io_uring_get_sqe(&ring);
+	sf_prep(sqe, SF_RING, in, sv[0], 0, SIZE);
+	io_uring_sqe_set_data64(sqe, 0);
+	t_assert(io_uring_submit(&ring) == 1, "submit");
+	usleep(300000);
+	t_check(t_io_wq_workers() > 0 && !workers_in_send(),
+		"a SENDFILE sent to io-wq waits for room by poll: %d io-wq "
+		"workers, %d of them in the socket", t_io_wq_workers(),
+		workers_in_send());
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_cancel64(sqe, 0, 0);
+	io_uring_sqe_set_data64(sqe, 9);
+	t_assert(io_uring_submit(&ring) == 1, "cancel");
+	for (int i = 0; i < 2; i++) {
+		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+		if (cqe->user_data == 0)
+			res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	close(sv[0]);
+	t_check(res > 0 && res == drain_zeros(sv[1]),
+		"cancelled, it reports %d bytes, all its peer reads (zeros)",
+		res);
+	io_uring_queue_exit(&ring);
+	close(in);
+}
+
 int main(void)
 {
 	if (!sf_supported())
@@ -183,5 +283,6 @@ int main(void)
 	stopped();
 	sys_stopped();
 	many_stuck();
+	punted_then_full();
 	return t_exit();
 }
