@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the opcode lib/nofd.h adds is the kernel's: the probe
+ * Description: the opcodes lib/nofd.h adds are the kernel's: the probe
  * reports GETDENTS (65, a nofd extension, the next number after 7.3's
- * last, URING_CMD128 = 64) as the last op; the ops the tests use, PIPE
- * (62) among them, are supported; the opcode after it fails with -EINVAL;
+ * last, URING_CMD128 = 64) and SENDFILE (66, the next) as supported,
+ * SENDFILE as the last op; the ops the tests use, PIPE (62) among them,
+ * are supported; the opcode after the last fails with -EINVAL;
  * and io_uring_check_getdents(), the test the man page gives for telling
  * that 65 is GETDENTS rather than another op posted with that number,
  * says yes.
@@ -28,6 +29,7 @@ int main(void)
 		{ IORING_OP_PIPE, "PIPE" },
 		{ URING_CMD128, "URING_CMD128" },
 		{ IORING_OP_GETDENTS, "GETDENTS" },
+		{ IORING_OP_SENDFILE, "SENDFILE" },
 	};
 	struct io_uring_probe *probe;
 	struct io_uring ring;
@@ -35,21 +37,22 @@ int main(void)
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 	probe = io_uring_get_probe_ring(&ring);
 	t_assert(probe, "IORING_REGISTER_PROBE");
-	if (probe->last_op < IORING_OP_GETDENTS)
-		return t_no_feature("IORING_OP_GETDENTS (the last op is before)");
-	t_check(probe->last_op == IORING_OP_GETDENTS,
-		"the probe's last op is GETDENTS = %d (got %d)",
-		IORING_OP_GETDENTS, probe->last_op);
+	if (probe->last_op < IORING_OP_SENDFILE)
+		return t_no_feature("IORING_OP_SENDFILE (the last op is before)");
+	t_check(probe->last_op == IORING_OP_SENDFILE,
+		"the probe's last op is SENDFILE = %d (got %d)",
+		IORING_OP_SENDFILE, probe->last_op);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		t_check(io_uring_opcode_supported(probe, ops[i].op),
 			"IORING_OP_%s (%d) is supported", ops[i].name, ops[i].op);
-	t_check(URING_CMD128 + 1 == IORING_OP_GETDENTS,
-		"GETDENTS follows 7.3's last op, URING_CMD128 (%d)",
-		URING_CMD128);
-	t_check_res(t_run(&ring, io_uring_prep_rw(IORING_OP_GETDENTS + 1, t_sqe,
+	t_check(URING_CMD128 + 1 == IORING_OP_GETDENTS &&
+		IORING_OP_GETDENTS + 1 == IORING_OP_SENDFILE,
+		"GETDENTS follows 7.3's last op, URING_CMD128 (%d), and "
+		"SENDFILE follows GETDENTS", URING_CMD128);
+	t_check_res(t_run(&ring, io_uring_prep_rw(IORING_OP_SENDFILE + 1, t_sqe,
 						  -1, NULL, 0, 0)),
 		    -EINVAL, "opcode %d, past the last, fails with -EINVAL",
-		    IORING_OP_GETDENTS + 1);
+		    IORING_OP_SENDFILE + 1);
 	io_uring_free_probe(probe);
 
 	t_assert(!io_uring_register_files_sparse(&ring, 2), "register files");
