@@ -192,7 +192,7 @@ static void many_stuck(void)
 	close(in);
 }
 
-/* io-wq workers of this process sleeping in a socket's wait for room */
+/* io-wq workers of this process asleep in a socket's wait for room */
 static int workers_in_send(void)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -201,7 +201,8 @@ static int workers_in_send(void)
 
 	t_assert(d, "opendir /proc/self/task");
 	while ((de = readdir(d))) {
-		char path[300], comm[32] = "", wchan[64] = "";
+		char path[300], comm[32] = "", stack[4096];
+		size_t len = 0;
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
@@ -214,14 +215,15 @@ static int workers_in_send(void)
 		fclose(f);
 		if (strncmp(comm, "iou-wrk", 7))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan",
+		/* its kernel stack (root, CONFIG_STACKTRACE) */
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stack",
 			 de->d_name);
 		f = fopen(path, "r");
-		if (f && fgets(wchan, sizeof(wchan), f) &&
-		    strstr(wchan, "sk_stream_wait_memory"))
-			n++;
-		if (f)
-			fclose(f);
+		t_assert(f, "open %s", path);
+		len = fread(stack, 1, sizeof(stack) - 1, f);
+		stack[len] = 0;
+		fclose(f);
+		n += strstr(stack, "sk_stream_wait_memory") != NULL;
 	}
 	closedir(d);
 	return n;
