@@ -205,13 +205,14 @@ static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 	if (hl)
 		memcpy(c->body, c->out, hl);
 	sqe = sqe_for(w, c, OP_READ);
-	/* --send sendfile registers no buffers: READ, for want of a pipe
-	 * (on_pipe()); nor does a user short of locked memory */
+	/* --send sendfile or splice registers no buffers: READ, for want
+	 * of a pipe (on_pipe()); nor does a user short of locked memory */
 	if (w->fixed_bufs)
 		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
 					 c->rq.file_off, 0);
 	else
-		io_uring_prep_read(sqe, c->fslot, c->body + hl, n, c->rq.file_off);
+		io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
+				   c->rq.file_off);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_SEND);
 	io_uring_prep_send(sqe, sock, c->body, hl + n,
@@ -237,7 +238,8 @@ static void queue_head(struct worker *w, struct conn *c, size_t hl, int sock)
 static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 			     int sock)
 {
-	size_t n = c->rq.file_left < SENDFILE_PART ? c->rq.file_left : SENDFILE_PART;
+	size_t n = c->rq.file_left < SENDFILE_PART ? c->rq.file_left :
+						      SENDFILE_PART;
 	struct io_uring_sqe *sqe;
 
 	queue_head(w, c, hl, sock);
@@ -312,7 +314,8 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	/* the date written over the sample's; its NUL over the \r, put back */
 	http_date(mtime, extra + 15);
 	memcpy(extra + 15 + HTTP_DATE_LEN - 1, "\r\n", 2);
-	if (c->rq.hr.if_modified_since >= 0 && mtime <= c->rq.hr.if_modified_since) {
+	if (c->rq.hr.if_modified_since >= 0 &&
+	    mtime <= c->rq.hr.if_modified_since) {
 		write_head(w, c, 304, NULL, 0, extra);
 		send_out(w, c, NULL, 0);
 		return;

@@ -270,7 +270,8 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_OPEN);
 	if (stock) {
-		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->rq.how, slot);
+		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->rq.how,
+					     slot);
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe = sqe_for(w, c, OP_STATX);
 		io_uring_prep_statx(sqe, root_fd, path, 0, mask, &c->rq.stx);

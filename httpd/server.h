@@ -65,7 +65,8 @@
 
 #define CHUNK		65536	/* body bytes per READ+SEND */
 #define PIPE_MAX	(1 << 20)	/* largest pipe asked for, per SPLICE pair */
-#define SENDFILE_PART	(1 << 20)	/* body bytes per SENDFILE: --send-timeout's part */
+/* body bytes per SENDFILE: the part --send-timeout allows its time */
+#define SENDFILE_PART	(1 << 20)
 #define OUT_MAX		2048	/* response head, error bodies */
 #define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
 /* a listing's HTML: the body before the GETDENTS buffer, less the room
