@@ -142,6 +142,21 @@ static inline long long sf_send(enum sf_way way, int in, int sock,
 	return ret;
 }
 
+/* Reap @n completions of @ring; the res of the one with user_data @want */
+static inline int sf_reap(struct io_uring *ring, int n, uint64_t want)
+{
+	struct io_uring_cqe *cqe;
+	int res = 0;
+
+	for (int i = 0; i < n; i++) {
+		t_assert(!io_uring_wait_cqe(ring, &cqe), "wait");
+		if (cqe->user_data == want)
+			res = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return res;
+}
+
 /* Whether this kernel has SENDFILE: the probe, then a SENDFILE of 0 bytes. */
 static inline bool sf_supported(void)
 {

@@ -77,9 +77,8 @@ static void stopped(void)
 {
 	struct __kernel_timespec ts = { .tv_nsec = 200 * 1000 * 1000 };
 	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int in = open(FILE_PATH, O_RDONLY), sv[2], res = 0;
+	int in = open(FILE_PATH, O_RDONLY), sv[2], res;
 
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 
@@ -93,12 +92,7 @@ static void stopped(void)
 	io_uring_prep_cancel64(sqe, 0, 0);
 	io_uring_sqe_set_data64(sqe, 9);
 	t_assert(io_uring_submit(&ring) == 1, "submit cancel");
-	for (int i = 0; i < 2; i++) {
-		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
-		if (cqe->user_data == 0)
-			res = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	res = sf_reap(&ring, 2, 0);
 	close(sv[0]);
 	t_check(res > 0 && res < SIZE && res == drain(sv[1]),
 		"a cancelled SENDFILE reports %d bytes, all its peer reads",
@@ -114,12 +108,7 @@ static void stopped(void)
 	io_uring_prep_link_timeout(sqe, &ts, 0);
 	io_uring_sqe_set_data64(sqe, 2);
 	t_assert(io_uring_submit(&ring) == 2, "submit linked");
-	for (int i = 0; i < 2; i++) {
-		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
-		if (cqe->user_data == 1)
-			res = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	res = sf_reap(&ring, 2, 1);
 	close(sv[0]);
 	t_check(res > 0 && res < SIZE && res == drain(sv[1]),
 		"a timed-out SENDFILE reports %d bytes, all its peer reads",
@@ -239,9 +228,8 @@ static int workers_in_send(void)
 static void punted_then_full(void)
 {
 	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int in, sv[2], res = 0;
+	int in, sv[2], res;
 
 	in = open(TMP "/holes", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	t_assert(in >= 0 && !fallocate(in, 0, 0, SIZE), "fallocate");
@@ -260,12 +248,7 @@ static void punted_then_full(void)
 	io_uring_prep_cancel64(sqe, 0, 0);
 	io_uring_sqe_set_data64(sqe, 9);
 	t_assert(io_uring_submit(&ring) == 1, "cancel");
-	for (int i = 0; i < 2; i++) {
-		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
-		if (cqe->user_data == 0)
-			res = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	res = sf_reap(&ring, 2, 0);
 	close(sv[0]);
 	t_check(res > 0 && res == drain_zeros(sv[1]),
 		"cancelled, it reports %d bytes, all its peer reads (zeros)",

@@ -104,9 +104,8 @@ static int corked_left(enum sf_way way)
 /* The NOP linked after a request of @len bytes of a 4095-byte file. */
 static int linked_nop(bool sendfile, unsigned int len)
 {
-	int in = open(TMP "/f4095", O_RDONLY), sv[2], nop = 1;
+	int in = open(TMP "/f4095", O_RDONLY), sv[2], nop;
 	static char buf[8192];
-	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	struct io_uring ring;
 
@@ -124,12 +123,7 @@ static int linked_nop(bool sendfile, unsigned int len)
 	io_uring_prep_nop(sqe);
 	io_uring_sqe_set_data64(sqe, 1);
 	t_assert(io_uring_submit(&ring) == 2, "submit");
-	for (int i = 0; i < 2; i++) {
-		t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
-		if (cqe->user_data == 1)
-			nop = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	nop = sf_reap(&ring, 2, 1);
 	io_uring_queue_exit(&ring);
 	close(sv[0]);
 	close(sv[1]);
