@@ -1,44 +1,142 @@
 #!/bin/bash
-# Check the series the way a maintainer would: every patch passes
-# scripts/checkpatch.pl --strict, applies with git am to the pinned tree,
-# and the fast kernel builds after each patch on its own (incrementally,
-# in $NOFD_CACHE/series-check, outside the clone).
+# Check the series the way maintainers would take it, topic by topic, in
+# a tree outside the clone ($NOFD_CACHE/series-check):
 #
-#   kernel/check-series.sh
+# - every patch passes scripts/checkpatch.pl --strict;
+# - every topic names the pinned tree as its base-commit, and applies
+#   with git am onto it plus the topics its cover.txt needs, alone;
+# - the fast kernel builds there, and the .c files the topic touches get
+#   no new warning from W=1 or sparse (C=2);
+# - the whole stack applies in order, and builds after each patch
+#   (--quick: after each topic).
+#
+# --layout checks only, in a second, that kernel/patches/ is well formed:
+# each topic folder has its cover.txt, cover letter and series file, the
+# series file lists exactly its patches, Needs: names earlier topics, and
+# every topic has the same base-commit.
+#
+#   kernel/check-series.sh [--quick | --layout]
+#                          (about 90 minutes; --quick 40)
 set -euo pipefail
 
+quick=0
 case ${1:-} in
--h|--help) echo "usage: kernel/check-series.sh (no options; about 45 minutes)"; exit 0 ;;
+-h|--help) echo "usage: kernel/check-series.sh [--quick | --layout]"; exit 0 ;;
+--quick) quick=1 ;;
+--layout) ;;
 "") ;;
-*) echo "usage: kernel/check-series.sh (no options)" >&2; exit 2 ;;
+*) echo "usage: kernel/check-series.sh [--quick | --layout]" >&2; exit 2 ;;
 esac
 
 . "$(dirname "$0")/lib.sh"
+
+layout() {
+	local t name seen=" " bases=() need listed present bad=0
+	for t in $(nofd_topics); do
+		name=$(basename "$t")
+		for f in cover.txt series 0000-cover-letter.patch; do
+			[ -f "$t/$f" ] || { echo "layout: $name has no $f"; bad=1; }
+		done
+		[ -f "$t/series" ] || continue
+		listed=$(nofd_topic_patches "$t" | xargs -r -n1 basename | LC_ALL=C sort)
+		present=$(cd "$t" && ls -- *.patch | grep -v '0000-cover-letter\.patch$' |
+			LC_ALL=C sort)
+		[ "$listed" = "$present" ] ||
+			{ echo "layout: $name: series does not list its patches"; bad=1; }
+		for need in $(sed -n '/^$/q; s/^Needs://p' "$t/cover.txt"); do
+			case $seen in
+			*" $need "*) ;;
+			*) echo "layout: $name needs $need, not an earlier topic"; bad=1 ;;
+			esac
+		done
+		bases+=("$(sed -n 's/^base-commit: //p' "$t/0000-cover-letter.patch")")
+		seen="$seen$name "
+	done
+	[ "$(printf '%s\n' "${bases[@]}" | sort -u | wc -l)" = 1 ] && [ -n "${bases[0]}" ] ||
+		{ echo "layout: the topics do not share one base-commit"; bad=1; }
+	[ $bad = 0 ] && echo "layout: $(nofd_topics | wc -l) topics, $(nofd_patches | wc -l) patches, base-commit ${bases[0]:0:12}"
+	return $bad
+}
+
+if [ "${1:-}" = --layout ]; then
+	layout
+	exit
+fi
+layout
 top=$NOFD_TOP
 work=${NOFD_CACHE:-/var/cache/nofd}/series-check
-mapfile -t patches < <(nofd_patches)
-[ ${#patches[@]} -gt 0 ] || { echo "check-series: the series is empty"; exit 0; }
+src=$work/src obj=$work/obj
+mapfile -t topics < <(nofd_topics)
+mapfile -t all < <(nofd_patches)
+[ ${#all[@]} -gt 0 ] || { echo "check-series: the series is empty"; exit 0; }
+am() { git -c user.name=check -c user.email=check@localhost am -q "$@"; }
+say() { echo "check-series: $*"; }
+
+# W=1 and sparse warnings of files $@ (.c) at the checked-out commit,
+# without line numbers, so that moved lines are not new warnings.
+warnings() {
+	local f
+	for f in "$@"; do
+		[ -f "$src/$f" ] || continue
+		make -s -C "$src" O="$obj" ARCH=x86_64 W=1 C=2 "${f%.c}.o" 2>&1 |
+			grep -E 'warning:|error:' |
+			sed -E 's/:[0-9]+(:[0-9]+)?:/:/' || true
+	done | LC_ALL=C sort -u
+}
 
 "$top/scripts/deps.sh"
+command -v sparse >/dev/null || { say "sparse is missing (scripts/deps.sh)"; exit 1; }
 # A fresh tree and object dir: unpacked files keep the tarball's old
 # mtimes, so objects left from another series would look up to date.
-rm -rf "$work/src" "$work/obj"
-nofd_unpack "$work/src"
-cd "$work/src"
-perl scripts/checkpatch.pl --strict --no-tree --terse "${patches[@]}"
-# git am, as a maintainer applies them (the tree's .gitignore ignores
-# everything: add it by force)
-git init -q && git add -f . && git -c user.name=check -c user.email=check@localhost \
-	commit -q -m base
-git -c user.name=check -c user.email=check@localhost am -q "${patches[@]}"
-mapfile -t commits < <(git rev-list --reverse "HEAD~${#patches[@]}..HEAD")
-git checkout -q "HEAD~${#patches[@]}"
+rm -rf "$src" "$obj"
+nofd_unpack "$src"
+cd "$src"
+perl scripts/checkpatch.pl --strict --no-tree --terse "${all[@]}"
+say "${#all[@]} patches pass checkpatch --strict"
+nofd_base_commit
+base=$(git rev-parse HEAD)
 mapfile -t fragments < <(nofd_fragments fast)
-nofd_configure "$work/src" "$work/obj" "${fragments[@]}"
-for c in "${commits[@]}"; do
-	git checkout -q "$c"
-	echo "check-series: $(git log -1 --format=%s)"
-	nofd_build "$work/src" "$work/obj" bzImage "series-check"
+nofd_configure "$src" "$obj" "${fragments[@]}"
+nofd_build "$src" "$obj" bzImage series-check
+
+for t in "${topics[@]}"; do
+	name=$(basename "$t")
+	grep -q "^base-commit: $base\$" "$t/0000-cover-letter.patch" ||
+		{ say "$name: its base-commit is not the pinned tree ($base)"; exit 1; }
+	git checkout -q -B "check/$name" nofd-base
+	for need in $(nofd_topic_needs "$t"); do
+		mapfile -t p < <(nofd_topic_patches "$need")
+		am "${p[@]}"
+	done
+	under=$(git rev-parse HEAD)
+	mapfile -t p < <(nofd_topic_patches "$t")
+	if ! am "${p[@]}"; then
+		say "$name does not apply onto nofd-base and what it needs"
+		exit 1
+	fi
+	mapfile -t files < <(git diff --name-only "$under" HEAD -- '*.c')
+	nofd_build "$src" "$obj" bzImage series-check
+	after=$(warnings "${files[@]}")
+	git checkout -q "$under"
+	before=$(warnings "${files[@]}")
+	new=$(comm -13 <(echo "$before") <(echo "$after"))
+	if [ -n "$new" ]; then
+		say "$name: new warnings from W=1 or sparse:"
+		echo "$new"
+		exit 1
+	fi
+	say "$name: applies alone (needs: $(nofd_topic_needs "$t" | xargs -r -n1 basename | xargs)), builds, no new W=1/sparse warning in ${#files[@]} files"
+done
+
+git checkout -q -B check/stack nofd-base
+for t in "${topics[@]}"; do
+	mapfile -t p < <(nofd_topic_patches "$t")
+	for patch in "${p[@]}"; do
+		am "$patch"
+		[ $quick = 1 ] || nofd_build "$src" "$obj" bzImage series-check
+	done
+	[ $quick = 0 ] || nofd_build "$src" "$obj" bzImage series-check
+	say "stack: $(basename "$t") applies and builds"
 done
 rm -rf "$work"
-echo "check-series: ${#patches[@]} patches pass checkpatch, git am and build one by one"
+say "${#topics[@]} topics, ${#all[@]} patches: checkpatch, git am alone and stacked, builds, no new warnings"

@@ -1,11 +1,13 @@
 #!/bin/bash
 # Make a git work tree for developing the series, outside the clone: the
 # pinned linux-source-7.3 committed as the base (tagged nofd-base), then
-# the series applied with git am, one commit per patch.
+# each topic of kernel/patches/ applied with git am, one commit per patch,
+# its last commit tagged nofd-topic/NN-NAME.
 #
 #   kernel/devtree.sh [DIR]      (default $NOFD_CACHE/devtree)
 #
-# Then hack, commit, and regenerate the series from the tree:
+# Then hack, commit (a topic's commits stay between its tag and the one
+# before; move the tag when you add one), and regenerate the topics:
 #   kernel/format-series.sh DIR
 set -euo pipefail
 
@@ -18,20 +20,20 @@ esac
 . "$(dirname "$0")/lib.sh"
 top=$NOFD_TOP
 dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}
-version=$NOFD_VERSION
 
 [ ! -e "$dir" ] || { echo "kernel/devtree.sh: $dir exists" >&2; exit 1; }
 "$top/scripts/deps.sh"
 nofd_unpack "$dir"
 cd "$dir"
-git init -q
+nofd_base_commit
 # Patches carry the identity of the nofd repository's commits.
 git config user.name "$(git -C "$top" config user.name || echo nofd)"
 git config user.email "$(git -C "$top" config user.email || echo nofd@localhost)"
-# The packaged tree's .gitignore ignores everything: add it all by force.
-git add -f .
-git commit -q -m "linux-source-7.3 $version (Debian)"
-git tag nofd-base
-mapfile -t patches < <(nofd_patches)
-[ ${#patches[@]} = 0 ] || git am -q "${patches[@]}"
-echo "devtree: $dir at nofd-base + ${#patches[@]} patches"
+n=0
+for t in $(nofd_topics); do
+	mapfile -t patches < <(nofd_topic_patches "$t")
+	git am -q "${patches[@]}"
+	git tag "nofd-topic/$(basename "$t")"
+	n=$((n + ${#patches[@]}))
+done
+echo "devtree: $dir at nofd-base + $n patches in $(nofd_topics | wc -l) topics"

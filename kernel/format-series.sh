@@ -1,8 +1,14 @@
 #!/bin/bash
-# Regenerate kernel/patches/ from a devtree (kernel/devtree.sh): one patch
-# per commit since nofd-base, and a cover letter whose subject and text come
-# from kernel/cover-letter.txt (first line: subject; after a blank line: text).
-# $version is the series' revision, in every subject ([PATCH nofd v4 ...]).
+# Regenerate kernel/patches/ from a devtree (kernel/devtree.sh): each topic
+# folder NN-NAME gets one patch per commit between the tag nofd-topic/NN-NAME
+# and the topic's before, formatted alone onto nofd-base plus the topics
+# its cover.txt says it needs (git format-patch --base lists those as
+# prerequisite-patch-id), with its cover letter, To:/Cc:, version and
+# base-commit, and a series file. A topic that does not apply that way is
+# an error: say what it needs, or make it apply.
+#
+# cover.txt: header lines (Subject:, To:, Cc:, Needs: topic folders,
+# Version:), a blank line, then the cover letter's text.
 #
 #   kernel/format-series.sh [DIR]      (default $NOFD_CACHE/devtree)
 set -euo pipefail
@@ -13,25 +19,55 @@ case ${1:-} in
 esac
 [ $# -le 1 ] || { echo "usage: kernel/format-series.sh [DIR]" >&2; exit 2; }
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}
-out=$top/kernel/patches
-cover=$top/kernel/cover-letter.txt
-version=10
+. "$(dirname "$0")/lib.sh"
+dir=$(cd "${1:-${NOFD_CACHE:-/var/cache/nofd}/devtree}" && pwd)
+scratch=${NOFD_CACHE:-/var/cache/nofd}/format-tree
 
-rm -f "$out"/*.patch
-git -C "$dir" format-patch -q --cover-letter --subject-prefix="PATCH nofd v$version" \
-	-o "$out" nofd-base
-subject=$(head -n 1 "$cover")
-tail -n +3 "$cover" >"$out/.blurb"
-awk -v subject="$subject" -v blurb="$out/.blurb" '
-	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
-	$0 == "*** BLURB HERE ***" {
-		while ((getline line < blurb) > 0)
-			print line
-		next
-	}
-	{ print }' "$out/0000-cover-letter.patch" >"$out/.cover"
-mv "$out/.cover" "$out/0000-cover-letter.patch"
-rm -f "$out/.blurb"
-ls "$out"/*.patch
+header() { sed -n "/^\$/q; s/^$2: *//p" "$1/cover.txt"; }
+
+# The commits of topic $1 in the devtree, oldest first.
+topic_commits() {
+	local name prev=nofd-base t
+	name=$(basename "$1")
+	for t in $(nofd_topics); do
+		[ "$(basename "$t")" = "$name" ] && break
+		prev=nofd-topic/$(basename "$t")
+	done
+	git -C "$dir" rev-list --reverse "$prev..nofd-topic/$name"
+}
+
+git -C "$dir" worktree remove --force "$scratch" 2>/dev/null || rm -rf "$scratch"
+git -C "$dir" worktree add -q --detach "$scratch" nofd-base
+trap 'git -C "$dir" worktree remove --force "$scratch"' EXIT
+cd "$scratch"
+for t in $(nofd_topics); do
+	name=$(basename "$t")
+	git checkout -q -B "format/$name" nofd-base
+	for need in $(nofd_topic_needs "$t"); do
+		mapfile -t c < <(topic_commits "$need")
+		git cherry-pick "${c[@]}" >/dev/null
+	done
+	mapfile -t c < <(topic_commits "$t")
+	if ! git cherry-pick "${c[@]}" >/dev/null; then
+		echo "format-series: $name does not apply onto nofd-base and what it needs" >&2
+		git cherry-pick --abort
+		exit 1
+	fi
+	# The cover letter's subject and text, as git takes them from the
+	# branch's description.
+	{ header "$t" Subject; echo; sed '1,/^$/d' "$t/cover.txt"; } >"$scratch.desc"
+	git config "branch.format/$name.description" "$(cat "$scratch.desc")"
+	rm -f "$scratch.desc"
+	args=(--cover-letter --cover-from-description=subject --base=nofd-base
+	      --subject-prefix=PATCH -o "$t")
+	v=$(header "$t" Version)
+	[ "${v:-1}" = 1 ] || args+=(-v "$v")
+	while IFS= read -r to; do args+=(--to="$to"); done < <(header "$t" To)
+	while IFS= read -r cc; do args+=(--cc="$cc"); done < <(header "$t" Cc)
+	rm -f "$t"/*.patch
+	git format-patch -q "${args[@]}" "HEAD~${#c[@]}"
+	{ echo "# $name: git am these in this order (cover letter first to read)"
+	  (cd "$t" && ls -- *.patch | grep -v -- '0000-cover-letter\.patch$')
+	} >"$t/series"
+	echo "format-series: $name: ${#c[@]} patches"
+done

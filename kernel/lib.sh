@@ -10,8 +10,17 @@
 #                           outside the clone
 #   NOFD_CACHE_DIR          where finished images are kept ($NOFD_CACHE,
 #                           default /var/cache/nofd, + /kernel)
-#   nofd_patches            the series in order, one path per line (the
-#                           cover letter is not a patch)
+#   nofd_topics             the series' topic folders, in the order they
+#                           stack (kernel/patches/NN-NAME), one per line
+#   nofd_topic_patches DIR  a topic's patches, in its series file's order
+#   nofd_topic_needs DIR    the topic folders it needs under it (its
+#                           cover.txt's Needs: line)
+#   nofd_patches            the whole series in order, one path per line
+#                           (cover letters are not patches)
+#   nofd_base_commit        in an unpacked tree: a git repository whose
+#                           first commit, tagged nofd-base, is the tree;
+#                           the same commit id wherever it is made, the
+#                           base-commit: of every topic
 #   nofd_fragments FLAVOUR  the config fragments of fast or debug
 #   nofd_unpack DIR         the packaged tree into DIR
 #   nofd_configure SRC OBJ FRAGMENT...
@@ -30,9 +39,45 @@ NOFD_TARBALL=${NOFD_CACHE:-/var/cache/nofd}/pkg/linux-source-7.3_$NOFD_VERSION/u
 NOFD_SRC=${NOFD_CACHE:-/var/cache/nofd}/src/linux-source-7.3
 NOFD_CACHE_DIR=${NOFD_CACHE:-/var/cache/nofd}/kernel
 
+nofd_topics() {
+	find "$NOFD_TOP/kernel/patches" -mindepth 1 -maxdepth 1 -type d \
+		-name '[0-9][0-9]-*' | LC_ALL=C sort
+}
+
+nofd_topic_patches() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		""|"#"*) ;;
+		*) echo "$1/$line" ;;
+		esac
+	done <"$1/series"
+}
+
+nofd_topic_needs() {
+	local name
+	for name in $(sed -n 's/^Needs://p' "$1/cover.txt"); do
+		echo "$NOFD_TOP/kernel/patches/$name"
+	done
+}
+
 nofd_patches() {
-	find "$NOFD_TOP/kernel/patches" -maxdepth 1 -name '*.patch' ! -name '0000-*' |
-		LC_ALL=C sort
+	local t
+	for t in $(nofd_topics); do
+		nofd_topic_patches "$t"
+	done
+}
+
+nofd_base_commit() {
+	git init -q
+	# The packaged tree's .gitignore ignores everything: add it by force.
+	git add -f .
+	GIT_AUTHOR_NAME=nofd GIT_AUTHOR_EMAIL=nofd@localhost \
+	GIT_COMMITTER_NAME=nofd GIT_COMMITTER_EMAIL=nofd@localhost \
+	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" \
+	GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
+		git commit -q -m "linux-source-7.3 $NOFD_VERSION (Debian)"
+	git tag nofd-base
 }
 
 nofd_fragments() {

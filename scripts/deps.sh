@@ -33,6 +33,7 @@ packages=(
 	qemu-system-x86			# the guest, under TCG
 	busybox-static			# the guest's shell and tools
 	e2fsprogs			# the demo site's ext4 disk (vm/run.sh --disk)
+	sparse				# kernel/check-series.sh (make C=2)
 )
 suites=(trixie trixie-backports sid)
 

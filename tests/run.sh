@@ -44,11 +44,11 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 }
 
 echo "TAP version 13"
-# the logscan samples, 2 apply-series checks, the liburing compile check,
-# the streaming check, the profiler check, the nginx configuration check,
-# the guest tests, 3 guest checks
-echo "1..$(( ${#logs[@]} + 6 + nr_tests + 3 ))"
-echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches, $(basename "$kernel")"
+# the logscan samples, 2 apply-series checks, the topics' layout, the
+# liburing compile check, the streaming check, the profiler check, the
+# nginx configuration check, the guest tests, 3 guest checks
+echo "1..$(( ${#logs[@]} + 7 + nr_tests + 3 ))"
+echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches in $(nofd_topics | wc -l) topics, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
 for log in "${logs[@]}"; do
@@ -83,6 +83,15 @@ if ! kernel/apply-series.sh "$fixture" tests/host/apply-series/0002-bad.patch \
 	result ok "apply-series: a patch that does not apply fails, naming itself"
 else
 	result "not ok" "apply-series: a patch that does not apply fails, naming itself"
+fi
+
+# The topics of kernel/patches/ are well formed (their full check, each
+# applied and built alone, is kernel/check-series.sh: over an hour).
+if out=$(kernel/check-series.sh --layout 2>&1); then
+	result ok "check-series --layout: ${out#layout: }"
+else
+	result "not ok" "check-series --layout"
+	echo "$out" | sed 's/^/# /'
 fi
 
 # 3. Every program compiles against sid's newest liburing too (the pinned
