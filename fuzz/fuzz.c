@@ -102,7 +102,7 @@ static int run1(struct io_uring *ring, enum fop op,
 	if (stock && fops[op].nofd_fixed && (sqe->flags & IOSQE_FIXED_FILE)) {
 		sqe->flags &= ~IOSQE_FIXED_FILE;
 		sqe->fd = sqe->fd ? good_file : good_dir;
-		if (sqe->ioprio & IORING_NEWDIR_FIXED_FILE)
+		if (sqe->ioprio & IORING_RENAMELINK_FIXED_NEWDIR)
 			sqe->len = good_dir;
 		sqe->ioprio = 0;
 	}

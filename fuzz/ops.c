@@ -291,7 +291,7 @@ static void rand_renameat(struct io_uring_sqe *sqe, struct pick *p)
 			       chance(50) ? pick_slot() : AT_FDCWD,
 			       pick_name(), 0);
 	if (chance(50))
-		sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 }
 
 static void rand_linkat(struct io_uring_sqe *sqe, struct pick *p)
@@ -300,7 +300,7 @@ static void rand_linkat(struct io_uring_sqe *sqe, struct pick *p)
 			     chance(50) ? pick_slot() : AT_FDCWD,
 			     pick_name(), 0);
 	if (chance(50))
-		sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 }
 
 static void rand_unlinkat(struct io_uring_sqe *sqe, struct pick *p)
@@ -498,14 +498,14 @@ static void good_symlinkat(struct io_uring_sqe *sqe)
 static void good_renameat(struct io_uring_sqe *sqe)
 {
 	io_uring_prep_renameat(sqe, 0, "g2", 0, "g3", 0);
-	sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+	sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 	sqe->flags |= IOSQE_FIXED_FILE;
 }
 
 static void good_linkat(struct io_uring_sqe *sqe)
 {
 	io_uring_prep_linkat(sqe, 0, "a", 0, "g4", 0);
-	sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+	sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 	sqe->flags |= IOSQE_FIXED_FILE;
 }
 

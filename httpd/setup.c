@@ -103,6 +103,7 @@ void probe_kernel(void)
 		{ IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL" },
 		{ IORING_OP_MSG_RING, "IORING_OP_MSG_RING" },
 	};
+	unsigned int nofd = nofd_features();
 	struct io_uring ring;
 	struct io_uring_probe *probe;
 	int ret;
@@ -124,8 +125,8 @@ void probe_kernel(void)
 	kc.splice = io_uring_opcode_supported(probe, IORING_OP_SPLICE) &&
 		    probe->last_op >= IORING_OP_PIPE &&
 		    io_uring_opcode_supported(probe, IORING_OP_PIPE);
-	kc.sendfile = !opt.stock && probe->last_op >= IORING_OP_SENDFILE &&
-		      io_uring_opcode_supported(probe, IORING_OP_SENDFILE);
+	/* nofd's ops by the kernel's own word: their numbers are provisional */
+	kc.sendfile = !opt.stock && (nofd & IO_URING_NOFD_SENDFILE);
 	kc.install = probe->last_op >= IORING_OP_FIXED_FD_INSTALL &&
 		     io_uring_opcode_supported(probe,
 					       IORING_OP_FIXED_FD_INSTALL);
@@ -133,7 +134,7 @@ void probe_kernel(void)
 	ret = io_uring_register_files_sparse(&ring, 6);
 	if (ret < 0)
 		die("registering a file table", ret);
-	kc.getdents = io_uring_check_getdents(&ring) > 0;
+	kc.getdents = !!(nofd & IO_URING_NOFD_GETDENTS);
 	kc.pipe_size = !opt.stock && kc.splice && has_pipe_size(&ring);
 	kc.fixed_dir = has_fixed_dir(&ring);
 	kc.getsockname = has_getsockname(&ring);

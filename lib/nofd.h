@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /*
  * Whether the liburing we build against is @maj.@min or newer. A helper
@@ -31,9 +33,11 @@
 	 (IO_URING_VERSION_MAJOR == (maj) && IO_URING_VERSION_MINOR >= (min)))
 
 /*
- * nofd's opcode. GETDENTS is a nofd extension, and series posted for
- * mainline claimed 65 too: check with io_uring_check_getdents() below, not
- * only with the probe. The number is ABI: the series' UAPI header has it.
+ * nofd's opcodes and CQE flag. They sit in mainline's namespace, where a
+ * later mainline op may take the same numbers, so a program asks the
+ * kernel with nofd_features() below before it uses them: these are the
+ * numbers the series' UAPI header gives, and nofd_features() says a
+ * feature is there only if the kernel uses the same ones.
  */
 #define IORING_OP_GETDENTS		65
 #define IORING_OP_SENDFILE		66
@@ -96,7 +100,7 @@ static inline void io_uring_prep_cmd_getsockname(struct io_uring_sqe *sqe,
  * (docs/man/io_uring_fixed_dirfd.7). Kernels without nofd fail the request
  * with -EINVAL.
  */
-#define IORING_NEWDIR_FIXED_FILE	(1U << 0)
+#define IORING_RENAMELINK_FIXED_NEWDIR	(1U << 0)
 
 /* nofd: IORING_OP_GETDENTS flags (sqe->getdents_flags, in rw_flags) */
 #define IORING_GETDENTS_REWIND		(1U << 0)
@@ -194,65 +198,80 @@ static inline int nofd_run_one(struct io_uring *ring)
 }
 
 /*
- * Whether opcode 65 is IORING_OP_GETDENTS on this kernel: 1 if it is, 0 if
- * not, a negative errno if the check could not be made. The probe only says
- * that some op 65 exists, and series posted for mainline use 65 for other
- * ops. So open "/" into a free slot (the ring needs a registered file table
- * with one), read it with op 65 and IORING_GETDENTS_REWIND into a buffer
- * filled with a pattern, and check that what came back is getdents64
- * records, "." among them with the inode stat(2) gives for "/". Call it
- * with nothing in flight on @ring: it waits for each of its completions.
- * No regular fd is used.
+ * The nofd query (the series' <linux/io_uring/query.h>): IORING_REGISTER_QUERY
+ * with no ring answers IO_URING_QUERY_NOFD on a kernel with the series and
+ * fails it with -EOPNOTSUPP elsewhere (-EINVAL before 6.18's query).
+ * docs/man/nofd_features.3.
  */
-static inline int io_uring_check_getdents(struct io_uring *ring)
+#ifndef IORING_REGISTER_QUERY
+#define IORING_REGISTER_QUERY		35
+#endif
+#define IO_URING_QUERY_NOFD		0x6e6f6664
+#define IO_URING_NOFD_VERSION		1
+#define IO_URING_NOFD_OPATH		(1U << 0)
+#define IO_URING_NOFD_FIXED_DIRS	(1U << 1)
+#define IO_URING_NOFD_GETDENTS		(1U << 2)
+#define IO_URING_NOFD_PIPE_SIZE		(1U << 3)
+#define IO_URING_NOFD_STATX_INLINE	(1U << 4)
+#define IO_URING_NOFD_SENDFILE		(1U << 5)
+
+struct nofd_query_hdr {		/* struct io_uring_query_hdr */
+	__u64	next_entry;
+	__u64	query_data;
+	__u32	query_op;
+	__u32	size;
+	__s32	result;
+	__u32	__resv[3];
+};
+
+struct io_uring_query_nofd {
+	__u32	version;
+	__u32	features;
+	__u8	getdents_opcode;
+	__u8	sendfile_opcode;
+	__u16	__pad;
+	__u32	getdents_eof_flag;
+	__u64	__resv[2];
+};
+
+/*
+ * Ask the running kernel for the nofd query into @q: 0 when it answered,
+ * a negative errno when it did not (-EOPNOTSUPP: no nofd series; -EINVAL:
+ * no IORING_REGISTER_QUERY either).
+ */
+static inline int nofd_query(struct io_uring_query_nofd *q)
 {
-	struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
-	struct io_uring_sqe *sqe;
-	char buf[4096];
-	struct stat st;
-	int slot, n, pos, found = 0;
+	struct nofd_query_hdr hdr = {
+		.query_data = (uintptr_t)q,
+		.query_op = IO_URING_QUERY_NOFD,
+		.size = sizeof(*q),
+	};
 
-	if (!probe)
-		return -ENOMEM;
-	n = probe->last_op >= IORING_OP_GETDENTS &&
-	    io_uring_opcode_supported(probe, IORING_OP_GETDENTS);
-	io_uring_free_probe(probe);
-	if (!n)
-		return 0;
-	if (stat("/", &st))
+	memset(q, 0, sizeof(*q));
+	if (syscall(__NR_io_uring_register, -1, IORING_REGISTER_QUERY, &hdr, 0))
 		return -errno;
+	return hdr.result;
+}
 
-	sqe = io_uring_get_sqe(ring);
-	if (!sqe)
-		return -EBUSY;
-	io_uring_prep_openat(sqe, AT_FDCWD, "/", O_RDONLY | O_DIRECTORY, 0);
-	sqe->file_index = IORING_FILE_INDEX_ALLOC;
-	slot = nofd_run_one(ring);
-	if (slot < 0)
-		return slot;
-	memset(buf, 0xa5, sizeof(buf));
-	sqe = io_uring_get_sqe(ring);
-	io_uring_prep_getdents(sqe, slot, buf, sizeof(buf),
-			       IORING_GETDENTS_REWIND);
-	sqe->flags |= IOSQE_FIXED_FILE;
-	n = nofd_run_one(ring);
-	io_uring_prep_close_direct(io_uring_get_sqe(ring), slot);
-	nofd_run_one(ring);
+/*
+ * The IO_URING_NOFD_* features of the running kernel that this header can
+ * use: those the kernel reports, less GETDENTS and SENDFILE if it numbers
+ * them otherwise than the defines above. 0 on a kernel without the series.
+ */
+static inline unsigned int nofd_features(void)
+{
+	struct io_uring_query_nofd q;
+	unsigned int f;
 
-	if (n > (int)sizeof(buf))
+	if (nofd_query(&q) || q.version < IO_URING_NOFD_VERSION)
 		return 0;
-	for (pos = 0; n > 0 && pos < n;) {
-		const struct linux_dirent64 *d = (const void *)(buf + pos);
-
-		if (d->d_reclen < offsetof(struct linux_dirent64, d_name) + 2 ||
-		    d->d_reclen % 8 ||
-		    pos + d->d_reclen > n)
-			return 0;
-		found |= d->d_name[0] == '.' && !d->d_name[1] &&
-			 d->d_ino == st.st_ino && d->d_type == DT_DIR;
-		pos += d->d_reclen;
-	}
-	return found && pos == n;
+	f = q.features;
+	if (q.getdents_opcode != IORING_OP_GETDENTS ||
+	    q.getdents_eof_flag != IORING_CQE_F_DIR_EOF)
+		f &= ~IO_URING_NOFD_GETDENTS;
+	if (q.sendfile_opcode != IORING_OP_SENDFILE)
+		f &= ~IO_URING_NOFD_SENDFILE;
+	return f;
 }
 
 #endif

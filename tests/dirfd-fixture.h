@@ -77,7 +77,7 @@ static inline void fx_make(const char *root)
 /*
  * Prepare @c relative to @dir (a regular dirfd, or a slot when @fixed) and
  * @sub for the new path of RENAMEAT and LINKAT (a slot too when @fixed:
- * IORING_NEWDIR_FIXED_FILE); opens from a fixed directory install their
+ * IORING_RENAMELINK_FIXED_NEWDIR); opens from a fixed directory install their
  * result into the table too, so that no regular fd appears.
  */
 static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
@@ -120,7 +120,7 @@ static inline void fx_prep(struct io_uring_sqe *sqe, const struct fx_case *c,
 			sqe->file_index = IORING_FILE_INDEX_ALLOC;
 		/* the new path's directory is fixed on its own */
 		if (c->op == FX_RENAME || c->op == FX_LINK)
-			sqe->ioprio |= IORING_NEWDIR_FIXED_FILE;
+			sqe->ioprio |= IORING_RENAMELINK_FIXED_NEWDIR;
 	}
 }
 

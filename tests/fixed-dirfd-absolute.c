@@ -142,11 +142,11 @@ static int by_ring(struct io_uring *ring, int i, const char *root, int slot)
 			break;
 		case LINK:
 			io_uring_prep_linkat(t_sqe, slot, p.p, slot, p.q, 0);
-			t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+			t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 			break;
 		case RENAME:
 			io_uring_prep_renameat(t_sqe, slot, p.p, slot, p.q, 0);
-			t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+			t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 			break;
 		case UNLINK:
 			io_uring_prep_unlinkat(t_sqe, slot, p.p, 0);

@@ -2,7 +2,7 @@
 /*
  * Description: the two directories of RENAMEAT and LINKAT are fixed or not
  * each on its own: IOSQE_FIXED_FILE makes sqe->fd a slot, and
- * IORING_NEWDIR_FIXED_FILE in sqe->ioprio makes sqe->len one. All four
+ * IORING_RENAMELINK_FIXED_NEWDIR in sqe->ioprio makes sqe->len one. All four
  * combinations, with the regular side a dirfd or AT_FDCWD, give what
  * renameat2(2) and linkat(2) give with regular dirfds, and leave the same
  * tree behind. Unknown ioprio bits fail with -EINVAL; an empty new-directory
@@ -134,7 +134,7 @@ static void combination(int old_fixed, int new_fixed, int cwd, int n)
 			if (old_fixed)
 				t_sqe->flags |= IOSQE_FIXED_FILE;
 			if (new_fixed)
-				t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+				t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 		}));
 		if (got != want)
 			printf("    %s %s -> %s: syscall %d, ring %d\n",
@@ -186,7 +186,7 @@ static void errors(void)
 	t_check_res(t_run(&ring, ({
 		io_uring_prep_renameat(t_sqe, 0, "f1", 5, "x", 0);
 		t_sqe->flags |= IOSQE_FIXED_FILE;
-		t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 	})), ret, "RENAMEAT to an empty new-directory slot: what renameat2(2) "
 		    "gives a new dirfd that refers to no file");
 
@@ -221,7 +221,7 @@ int main(void)
 	ret = t_run(&ring, ({
 		io_uring_prep_renameat(t_sqe, 0, "f1", 0, "f3", 0);
 		t_sqe->flags |= IOSQE_FIXED_FILE;
-		t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+		t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 	}));
 	if (ret == -EBADF)
 		return t_no_feature("fixed directories of RENAMEAT");

@@ -5,7 +5,7 @@
  * widen that: with it, OPENAT could name any absolute path or walk out of
  * its directory with "..". So such a ring refuses a fixed dirfd with
  * -EACCES, for OPENAT, OPENAT2, STATX, MKDIRAT, UNLINKAT, SYMLINKAT,
- * RENAMEAT and LINKAT (and IORING_NEWDIR_FIXED_FILE alone), while a READ
+ * RENAMEAT and LINKAT (and IORING_RENAMELINK_FIXED_NEWDIR alone), while a READ
  * of a registered file still works and an op without IOSQE_FIXED_FILE
  * still fails the restriction (-EACCES). A ring with restrictions that do
  * not require the flag, which can name any path through AT_FDCWD anyway,
@@ -55,7 +55,7 @@ static void setup(struct io_uring *ring, bool required)
 
 /*
  * Op @i of the list with slot 0 as its directory: IOSQE_FIXED_FILE, and
- * for RENAMEAT and LINKAT IORING_NEWDIR_FIXED_FILE; with @newdir_only that
+ * for RENAMEAT and LINKAT IORING_RENAMELINK_FIXED_NEWDIR; with @newdir_only that
  * flag alone (their old path is absolute).
  */
 static int dir_op(struct io_uring *ring, int i, bool newdir_only)
@@ -80,7 +80,7 @@ static int dir_op(struct io_uring *ring, int i, bool newdir_only)
 					     0, "h", 0); break;
 		}
 		if (i >= 6)
-			t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+			t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 		if (!newdir_only)
 			t_sqe->flags |= IOSQE_FIXED_FILE;
 	});
@@ -125,7 +125,7 @@ int main(void)
 	ret = dir_op(&ring, 3, false);
 	t_check_res(ret, 0, "and MKDIRAT");
 	ret = dir_op(&ring, 7, true);
-	t_check_res(ret, 0, "and LINKAT with IORING_NEWDIR_FIXED_FILE");
+	t_check_res(ret, 0, "and LINKAT with IORING_RENAMELINK_FIXED_NEWDIR");
 	t_check(!access(DIR_PATH "/d", F_OK) && !access(DIR_PATH "/h", F_OK),
 		"they did what they say");
 	io_uring_queue_exit(&ring);

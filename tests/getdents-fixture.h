@@ -237,21 +237,12 @@ static inline void gd_mount(const char *type, const char *dir)
 }
 
 /*
- * Whether opcode 65 is IORING_OP_GETDENTS (tests skip, or fail on the nofd
- * kernel, without it). Checked on a ring of its own, which needs a file
- * table for the check.
+ * Whether the kernel has IORING_OP_GETDENTS at the opcode lib/nofd.h uses
+ * (tests skip, or fail on the nofd kernel, without it), by its own word.
  */
 static inline int gd_supported(void)
 {
-	struct io_uring ring;
-	int ok;
-
-	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
-	t_assert(!io_uring_register_files_sparse(&ring, 1), "register files");
-	ok = io_uring_check_getdents(&ring);
-	t_assert(ok >= 0, "io_uring_check_getdents: %d", ok);
-	io_uring_queue_exit(&ring);
-	return ok;
+	return !!(nofd_features() & IO_URING_NOFD_GETDENTS);
 }
 
 #endif

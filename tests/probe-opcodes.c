@@ -4,15 +4,67 @@
  * reports GETDENTS (65, a nofd extension, the next number after 7.3's
  * last, URING_CMD128 = 64) and SENDFILE (66, the next) as supported,
  * SENDFILE as the last op; the ops the tests use, PIPE (62) among them,
- * are supported; the opcode after the last fails with -EINVAL;
- * and io_uring_check_getdents(), the test the man page gives for telling
- * that 65 is GETDENTS rather than another op posted with that number,
- * says yes.
+ * are supported; the opcode after the last fails with -EINVAL. And the
+ * kernel announces them: IORING_REGISTER_QUERY's IO_URING_QUERY_NOFD,
+ * with no ring, answers version 1, every feature of the series, and the
+ * opcodes and CQE flag lib/nofd.h uses; a shorter buffer gets the start
+ * of the answer and nothing past it; a header with reserved bits set is
+ * refused in its result, as any query's.
  */
 #include "test.h"
 
 /* 7.3's last op; the pinned liburing (2.9) has no name for it */
 #define URING_CMD128	64
+
+static int query(struct nofd_query_hdr *hdr)
+{
+	return syscall(__NR_io_uring_register, -1, IORING_REGISTER_QUERY, hdr,
+		       0) ? -errno : 0;
+}
+
+static void check_query(void)
+{
+	const unsigned int all = IO_URING_NOFD_OPATH | IO_URING_NOFD_FIXED_DIRS |
+		IO_URING_NOFD_GETDENTS | IO_URING_NOFD_PIPE_SIZE |
+		IO_URING_NOFD_STATX_INLINE | IO_URING_NOFD_SENDFILE;
+	struct io_uring_query_nofd q;
+	struct nofd_query_hdr hdr;
+
+	t_check_res(nofd_query(&q), 0, "IO_URING_QUERY_NOFD is answered");
+	t_check(q.version == IO_URING_NOFD_VERSION && q.features == all,
+		"version %d, features %#x (got %u, %#x)", IO_URING_NOFD_VERSION,
+		all, q.version, q.features);
+	t_check(q.getdents_opcode == IORING_OP_GETDENTS &&
+		q.sendfile_opcode == IORING_OP_SENDFILE &&
+		q.getdents_eof_flag == IORING_CQE_F_DIR_EOF,
+		"opcodes %d, %d and EOF flag %#x (got %u, %u, %#x)",
+		IORING_OP_GETDENTS, IORING_OP_SENDFILE, IORING_CQE_F_DIR_EOF,
+		q.getdents_opcode, q.sendfile_opcode, q.getdents_eof_flag);
+	t_check(!q.__pad && !q.__resv[0] && !q.__resv[1],
+		"the reserved fields are zero");
+	t_check(nofd_features() == all, "nofd_features() is %#x (got %#x)",
+		all, nofd_features());
+
+	/* 8 bytes: version and features, the rest of the buffer untouched */
+	memset(&q, 0xa5, sizeof(q));
+	hdr = (struct nofd_query_hdr){ .query_data = (uintptr_t)&q,
+		.query_op = IO_URING_QUERY_NOFD, .size = 8 };
+	t_check_res(query(&hdr), 0, "a query of 8 bytes");
+	t_check(!hdr.result && hdr.size == 8 && q.version == 1 &&
+		q.features == all && q.getdents_opcode == 0xa5,
+		"gets 8 bytes (result %d, size %u, opcode byte %#x)",
+		hdr.result, hdr.size, q.getdents_opcode);
+
+	hdr = (struct nofd_query_hdr){ .query_data = (uintptr_t)&q,
+		.query_op = IO_URING_QUERY_NOFD, .size = sizeof(q),
+		.__resv = { 1 } };
+	t_check_res(query(&hdr), 0, "a query with a reserved bit set");
+	t_check_res(hdr.result, -EINVAL, "is refused in its result");
+	hdr = (struct nofd_query_hdr){ .query_data = (uintptr_t)&q,
+		.query_op = IO_URING_QUERY_NOFD + 1, .size = sizeof(q) };
+	t_check_res(query(&hdr), 0, "the query op after nofd's");
+	t_check_res(hdr.result, -EOPNOTSUPP, "is unknown");
+}
 
 int main(void)
 {
@@ -55,9 +107,7 @@ int main(void)
 		    IORING_OP_SENDFILE + 1);
 	io_uring_free_probe(probe);
 
-	t_assert(!io_uring_register_files_sparse(&ring, 2), "register files");
-	t_check_res(io_uring_check_getdents(&ring), 1,
-		    "io_uring_check_getdents() says opcode 65 is GETDENTS");
 	io_uring_queue_exit(&ring);
+	check_query();
 	return t_exit();
 }

@@ -73,7 +73,7 @@ static void race_fixed(struct io_uring *ring, struct tally *t)
 			count(t, t_run(ring, {
 				io_uring_prep_renameat(t_sqe, 0, "f", 1, "f", 0);
 				t_sqe->flags |= IOSQE_FIXED_FILE;
-				t_sqe->ioprio = IORING_NEWDIR_FIXED_FILE;
+				t_sqe->ioprio = IORING_RENAMELINK_FIXED_NEWDIR;
 			}));
 		}
 		t_run(ring, io_uring_prep_close_direct(t_sqe, 0));
