@@ -24,7 +24,9 @@
  *               direct-recv-multishot (not in the tables)
  *   files       open, read 4 KiB, close; PARAM files in flight (files.c)
  *   stat        stat by name, or open + fstat + close; PARAM in flight
- *   walk        stat every entry of a tree (dirwalk.c); PARAM 0
+ *   walk        stat every entry of a tree (dirwalk.c); PARAM 0: the tree
+ *               on tmpfs; with --job also 1: on the ext4 disk /dev/vda
+ *               (vm/run.sh --disk), read once before it is measured
  *   thfiles     files with PARAM threads (1, 2, 4; natively also every
  *               doubling up to the machine's CPUs), 8 in flight each
  *   thconn      conn with PARAM server threads (the same counts), 32 in
@@ -51,6 +53,7 @@
  */
 #include <sched.h>
 #include <stdarg.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -58,6 +61,9 @@
 #include "frame.h"
 
 #define TREE	"/tmp/bench-tree"
+#define DISK_MNT "/tmp/bench-disk"	/* walk,MODE,1: the tree on ext4 */
+
+static const char *tree = TREE;
 
 struct job {
 	const char *workload, *mode;
@@ -238,7 +244,7 @@ static void run_prog(const struct job *j, unsigned long div, int traced,
 	if (!strcmp(j->workload, "walk")) {
 		argv[n++] = (char *)prog("dirwalk");
 		argv[n++] = (char *)j->mode;
-		argv[n++] = TREE;
+		argv[n++] = (char *)tree;
 	} else {
 		int thread = !strcmp(j->workload, "thfiles");
 		unsigned long count = (thread ? n_thfiles : n_files) / div;
@@ -385,6 +391,11 @@ static void plan(void)
 	add("walk", "sys", 0, 0);
 	add("walk", "uring", 0, NOFD);
 	add("walk", "direct", 0, NOFD | DIRECT);
+	if (job_spec) {		/* make profile: a walk of ext4 */
+		add("walk", "sys", 1, 0);
+		add("walk", "uring", 1, NOFD);
+		add("walk", "direct", 1, NOFD | DIRECT);
+	}
 	/*
 	 * 1, 2 and 4 threads; natively also every doubling up to the
 	 * machine's CPUs (a file costs what the shared fd table costs with
@@ -485,20 +496,45 @@ static int settled(int i)
 	return sq / (n - 1) / n <= limit * limit;
 }
 
-/* The walk workload's tree, made afresh. */
-static void make_tree(void)
+/*
+ * The walk workload's tree, made afresh: on tmpfs, or for walk,MODE,1 on
+ * a fresh ext4 disk, written out and read once (by dirwalk sys), so that
+ * the walks measured find its blocks cached, as a tree read before would.
+ */
+static void make_tree(int on_disk)
 {
 	char d[24], f[24];
-	char *argv[] = { (char *)prog("dirwalk"), "make", TREE,
+	char *argv[] = { (char *)prog("dirwalk"), "make", NULL,
 			 num(d, tree_dirs), num(f, tree_files), NULL };
+	char *warm[] = { (char *)prog("dirwalk"), "sys", NULL, NULL };
+	char cmd[64];
 	FILE *out;
 	pid_t pid;
 
-	if (system("rm -rf " TREE))
-		die("rm -rf " TREE, -EIO);
+	if (on_disk) {
+		if (mkdir(DISK_MNT, 0755) && errno != EEXIST)
+			die("mkdir " DISK_MNT, -errno);
+		if (mount("/dev/vda", DISK_MNT, "ext4", 0, NULL))
+			die("mount /dev/vda (vm/run.sh --disk)", -errno);
+		tree = DISK_MNT "/bench-tree";
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tree);
+	if (system(cmd))
+		die(cmd, -EIO);
+	argv[2] = warm[2] = (char *)tree;
 	pid = spawn(argv, &out);
 	fclose(out);
 	finish(pid, "dirwalk make");
+	if (on_disk) {
+		char line[256];
+
+		sync();
+		pid = spawn(warm, &out);
+		while (fgets(line, sizeof(line), out))
+			;
+		fclose(out);
+		finish(pid, "dirwalk sys");
+	}
 }
 
 static int steps;
@@ -598,7 +634,7 @@ int main(int argc, char **argv)
 	if (job_spec && nr_jobs != 1)
 		die(job_spec, -ENOENT);
 	if (!job_spec || !strcmp(jobs[0].workload, "walk"))
-		make_tree();
+		make_tree(job_spec && jobs[0].param == 1);
 
 	/*
 	 * Warm up: every job once, short and not reported. The first io_uring

@@ -74,6 +74,9 @@ else
 	walk) program=dirwalk ;;
 	*) program= ;;	# conn-server and conn-client, both static
 	esac
+	case $job in
+	walk,*,1) disk=(--disk 256) ;;	# the tree on ext4
+	esac
 fi
 out=${out:-$top/build/profile/$name}
 case $out in *,*) echo "profile: $out: a path with a comma" >&2; exit 2 ;; esac

@@ -14,7 +14,9 @@
 #     --smp N --mem MB  guest size (default 2 vCPUs, 1024 MiB)
 #     --disk MB         a fresh, empty ext4 disk of MB MiB as the guest's
 #                       /dev/vda (OUT/disk.img; the fast kernel has the
-#                       drivers): where the demo's web site lives
+#                       drivers): where the demo's web site lives; and
+#                       /dev/vdb, 16 MiB of ext4 without dir_index, whose
+#                       directories ext4 lists linearly (OUT/disk2.img)
 #     --cpu MODEL       QEMU -cpu (default max)
 #     --kvm             use KVM instead of TCG (hangs on our CI machines)
 #     --icount SHIFT[,sleep=off]
@@ -101,7 +103,8 @@ case $icount in
 esac
 [ -z "$plugin" ] || qemu+=(-plugin "$plugin")
 [ -z "$disk" ] ||
-	qemu+=(-drive file="$out/disk.img",if=virtio,format=raw,cache=unsafe)
+	qemu+=(-drive file="$out/disk.img",if=virtio,format=raw,cache=unsafe
+	       -drive file="$out/disk2.img",if=virtio,format=raw,cache=unsafe)
 
 if [ $dry = 1 ]; then
 	printf '%q ' "${qemu[@]}"; echo
@@ -119,10 +122,13 @@ mkdir -p "$out" "$files"
 if [ -n "$disk" ]; then
 	# made whole here: no lazy inode-table or journal initialisation
 	# left for the guest to do in the background while it measures
-	rm -f "$out/disk.img"
+	rm -f "$out/disk.img" "$out/disk2.img"
 	truncate -s "${disk}M" "$out/disk.img"
 	mkfs.ext4 -q -F -N 65536 -E lazy_itable_init=0,lazy_journal_init=0 \
 		"$out/disk.img" || exit 2
+	truncate -s 16M "$out/disk2.img"
+	mkfs.ext4 -q -F -O ^dir_index -E lazy_itable_init=0,lazy_journal_init=0 \
+		"$out/disk2.img" || exit 2
 fi
 : >"$out/console.log"; : >"$out/output.log"; : >"$out/status"
 

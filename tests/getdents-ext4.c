@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: IORING_OP_GETDENTS on ext4 completes inline when the blocks
+ * it needs are cached, and goes to io-wq when they are not, with the
+ * records getdents64(2) gives either way. Both ways ext4 lists a
+ * directory: with dir_index (the guest's /dev/vda; htree order, for a
+ * directory of one block and for an indexed one) and without (/dev/vdb;
+ * linear, one block and many). A directory read once by getdents64(2) is
+ * read again by GETDENTS with no io-wq worker; after its blocks are
+ * dropped (sync, drop_caches) or when its atime is due (an entry was
+ * added since it was read: relatime), GETDENTS goes through io-wq, and
+ * leaves no trace of the inline try: one IN_ACCESS event per request, as
+ * getdents64(2) gives one per call, the atime updated as getdents64(2)
+ * updates it, and a position, rewound or not, that goes on where
+ * getdents64(2) would.
+ */
+#include <sys/inotify.h>
+#include <sys/wait.h>
+
+#include "getdents-fixture.h"
+
+#define TMP "/tmp/getdents-ext4"
+#define SMALL 20	/* one block */
+#define BIG 1500	/* many blocks; indexed with dir_index */
+
+static void drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	t_assert(fd >= 0 && write(fd, "3", 1) == 1, "drop_caches");
+	close(fd);
+}
+
+static struct timespec atime_of(const char *dir)
+{
+	struct stat st;
+
+	t_assert(!stat(dir, &st), "stat %s", dir);
+	return st.st_atim;
+}
+
+/* IN_ACCESS events waiting on @ifd, read without blocking. */
+static int access_events(int ifd)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	int n = 0;
+	ssize_t len;
+
+	while ((len = read(ifd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + len;) {
+			struct inotify_event *ev = (void *)p;
+
+			n += !!(ev->mask & IN_ACCESS);
+			p += sizeof(*ev) + ev->len;
+		}
+	return n;
+}
+
+/*
+ * In a child, so that the io-wq workers counted are this case's own: read
+ * @dir from its start with GETDENTS (4 KiB buffers) on a fresh ring, and
+ * check the records against @ref, the workers (none when @inline_, some
+ * otherwise) and the IN_ACCESS events (one per request).
+ */
+static void ring_case(const char *what, const char *dir, bool inline_,
+		      const struct gd_list *ref)
+{
+	pid_t pid = fork();
+	int status;
+
+	t_assert(pid >= 0, "fork");
+	if (!pid) {
+		struct gd_list l = { 0 };
+		int fd, ifd, ret, workers, events, requests = 0;
+		struct io_uring ring;
+		char buf[4096];
+		int eof = 0;
+
+		t_failures = 0;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		t_assert(fd >= 0 && ifd >= 0 &&
+			 inotify_add_watch(ifd, dir, IN_ACCESS) >= 0, "watch");
+		t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+		do {
+			ret = gd_getdents_eof(&ring, fd, 0, buf, sizeof(buf), 0,
+					      &eof);
+			requests++;
+			if (ret > 0)
+				gd_parse(&l, buf, ret);
+		} while (ret > 0 && !eof);
+		workers = t_io_wq_workers();
+		events = access_events(ifd);
+		t_check(ret >= 0 && gd_same(ref, &l), "%s: GETDENTS reads the "
+			"%zu records of getdents64(2) (res %d, %zu records)",
+			what, ref->nr, ret, l.nr);
+		t_check(inline_ ? workers == 0 : workers > 0,
+			"%s: %s (%d io-wq workers)", what,
+			inline_ ? "completed inline" : "went through io-wq",
+			workers);
+		t_check(events == requests, "%s: one IN_ACCESS per request, "
+			"as per getdents64(2) call (%d for %d)", what, events,
+			requests);
+		io_uring_queue_exit(&ring);
+		gd_list_free(&l);
+		_exit(t_failures ? 1 : 0);
+	}
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	t_check(WIFEXITED(status) && !WEXITSTATUS(status),
+		"%s: its checks pass", what);
+}
+
+static void reference(const char *dir, struct gd_list *ref)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	t_assert(fd >= 0 && !gd_read_syscall(fd, 4096, ref), "getdents64");
+	close(fd);
+}
+
+/* A directory of @nr entries on the ext4 at @mnt: warm, cold, atime due. */
+static void dir_cases(const char *fs, const char *mnt, unsigned int nr)
+{
+	struct gd_list ref = { 0 }, again = { 0 };
+	struct timespec before, after;
+	char dir[256], what[128], path[300];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/d%u", mnt, nr);
+	gd_make_dir(dir, nr);
+	reference(dir, &ref);	/* and the atime updated */
+	t_assert(ref.nr == nr + 2, "%s: %u entries", dir, nr);
+
+	snprintf(what, sizeof(what), "%s, %u entries, read before", fs, nr);
+	ring_case(what, dir, true, &ref);
+
+	drop_caches();
+	snprintf(what, sizeof(what), "%s, %u entries, cold", fs, nr);
+	ring_case(what, dir, false, &ref);
+
+	/* a new entry: the atime is due (relatime), GETDENTS updates it */
+	snprintf(path, sizeof(path), "%s/new", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	t_assert(fd >= 0, "create %s", path);
+	close(fd);
+	before = atime_of(dir);
+	usleep(20 * 1000);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_assert(fd >= 0 && !gd_read_syscall(fd, 1 << 20, &again), "read");
+	close(fd);
+	after = atime_of(dir);
+	t_assert(after.tv_sec != before.tv_sec ||
+		 after.tv_nsec != before.tv_nsec, "getdents64 updates atime");
+	t_assert(!unlink(path), "unlink");
+	before = after;
+	usleep(20 * 1000);
+	snprintf(what, sizeof(what), "%s, %u entries, atime due", fs, nr);
+	ring_case(what, dir, false, &ref);
+	after = atime_of(dir);
+	t_check(after.tv_sec != before.tv_sec ||
+		after.tv_nsec != before.tv_nsec,
+		"%s: the atime was updated, as getdents64(2) updates it", what);
+
+	gd_list_free(&ref);
+	gd_list_free(&again);
+	gd_remove_dir(dir, nr);
+}
+
+/*
+ * A cold GETDENTS at a position getdents64(2) left, and one that rewinds:
+ * each goes to io-wq and goes on where getdents64(2) would.
+ */
+static void position_cases(const char *fs, const char *mnt)
+{
+	struct gd_list ref = { 0 }, head = { 0 }, rest = { 0 }, all = { 0 };
+	struct io_uring ring;
+	char dir[256];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/pos", mnt);
+	gd_make_dir(dir, BIG);
+	reference(dir, &ref);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_assert(fd >= 0, "open %s", dir);
+	{
+		char buf[1024];
+		int n = getdents64(fd, buf, sizeof(buf));
+
+		t_assert(n > 0, "getdents64");
+		gd_parse(&head, buf, n);
+	}
+	drop_caches();
+	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+	t_check(!gd_read_ring(&ring, fd, 0, 4096, &rest) &&
+		head.nr + rest.nr == ref.nr &&
+		!strcmp(rest.ent[0].name, ref.ent[head.nr].name) &&
+		!strcmp(rest.ent[rest.nr - 1].name, ref.ent[ref.nr - 1].name),
+		"%s, cold: GETDENTS goes on from where getdents64(2) stopped "
+		"(%zu + %zu of %zu records)", fs, head.nr, rest.nr, ref.nr);
+	drop_caches();
+	{
+		char buf[4096];
+		int n = gd_getdents(&ring, fd, 0, buf, sizeof(buf),
+				    IORING_GETDENTS_REWIND);
+
+		if (n > 0)
+			gd_parse(&all, buf, n);
+		t_check(n > 0 && !gd_read_ring(&ring, fd, 0, 4096, &all) &&
+			gd_same(&ref, &all), "%s, cold: GETDENTS with REWIND "
+			"reads it all from the start (%zu of %zu records)", fs,
+			all.nr, ref.nr);
+	}
+	io_uring_queue_exit(&ring);
+	close(fd);
+	gd_list_free(&ref);
+	gd_list_free(&head);
+	gd_list_free(&rest);
+	gd_list_free(&all);
+	gd_remove_dir(dir, BIG);
+}
+
+static void disk_cases(const char *fs, const char *disk, const char *mnt)
+{
+	t_assert(!mkdir(mnt, 0755) || errno == EEXIST, "mkdir %s", mnt);
+	t_assert(!mount(disk, mnt, "ext4", 0, NULL), "mount %s", disk);
+	dir_cases(fs, mnt, SMALL);
+	dir_cases(fs, mnt, BIG);
+	position_cases(fs, mnt);
+	t_check_umount(mnt);
+}
+
+int main(void)
+{
+	if (!gd_supported())
+		return t_no_feature("IORING_OP_GETDENTS");
+	if (access("/dev/vda", F_OK) || access("/dev/vdb", F_OK))
+		return t_no_feature("ext4 scratch disks at /dev/vda and /dev/vdb "
+				    "(vm/run.sh --disk)");
+	t_assert(!mkdir(TMP, 0755) || errno == EEXIST, "mkdir");
+	disk_cases("ext4 with dir_index", "/dev/vda", TMP "/htree");
+	disk_cases("ext4 without dir_index", "/dev/vdb", TMP "/linear");
+	return t_exit();
+}
