@@ -55,11 +55,11 @@ for t in $(nofd_topics); do
 	fi
 	# The cover letter's subject and text, as git takes them from the
 	# branch's description.
-	{ header "$t" Subject; echo; sed '1,/^$/d' "$t/cover.txt"; } >"$scratch.desc"
-	git config "branch.format/$name.description" "$(cat "$scratch.desc")"
-	rm -f "$scratch.desc"
-	args=(--cover-letter --cover-from-description=subject --base=nofd-base
-	      --subject-prefix=PATCH -o "$t")
+	desc=$({ header "$t" Subject; echo; sed '1,/^$/d' "$t/cover.txt"; })
+	git config "branch.format/$name.description" "$desc"
+	# --zero-commit: the files change only when the patches do
+	args=(--cover-letter --cover-from-description=subject --zero-commit
+	      --base=nofd-base --subject-prefix=PATCH -o "$t")
 	v=$(header "$t" Version)
 	[ "${v:-1}" = 1 ] || args+=(-v "$v")
 	while IFS= read -r to; do args+=(--to="$to"); done < <(header "$t" To)

@@ -9,12 +9,20 @@
  * read again by GETDENTS with no io-wq worker; after its blocks are
  * dropped (sync, drop_caches) or when its atime is due (an entry was
  * added since it was read: relatime), GETDENTS goes through io-wq, and
- * leaves no trace of the inline try: one IN_ACCESS event per request, as
- * getdents64(2) gives one per call, the atime updated as getdents64(2)
- * updates it, and a position, rewound or not, that goes on where
- * getdents64(2) would.
+ * leaves no trace of the inline try: one access event per request, as
+ * getdents64(2) gives one per call (fanotify, FAN_REPORT_TID: the inline
+ * try and the worker are different threads, so that two events would not
+ * be merged into one), the atime updated as getdents64(2) updates it, and
+ * a position, rewound or not, that goes on where getdents64(2) would.
+ * Partly cached (a review found these wrong in the first version): an
+ * htree directory whose root and one leaf (the first, or the last) a
+ * lookup read after a remount lists each entry once, each record with
+ * getdents64(2)'s d_off, though requests go inline and to io-wq in turn; a linear directory read from an
+ * lseek() into the middle of a record, its next block not cached, gives
+ * getdents64(2)'s records from there and no ext4 error in the kernel log.
  */
-#include <sys/inotify.h>
+#include <sys/fanotify.h>
+#include <sys/klog.h>
 #include <sys/wait.h>
 
 #include "getdents-fixture.h"
@@ -41,20 +49,22 @@ static struct timespec atime_of(const char *dir)
 	return st.st_atim;
 }
 
-/* IN_ACCESS events waiting on @ifd, read without blocking. */
-static int access_events(int ifd)
+/* FAN_ACCESS events waiting on @fan, read without blocking. */
+static int access_events(int fan)
 {
 	char buf[4096] __attribute__((aligned(8)));
 	int n = 0;
 	ssize_t len;
 
-	while ((len = read(ifd, buf, sizeof(buf))) > 0)
-		for (char *p = buf; p < buf + len;) {
-			struct inotify_event *ev = (void *)p;
+	while ((len = read(fan, buf, sizeof(buf))) > 0) {
+		struct fanotify_event_metadata *ev = (void *)buf;
 
-			n += !!(ev->mask & IN_ACCESS);
-			p += sizeof(*ev) + ev->len;
+		for (; FAN_EVENT_OK(ev, len); ev = FAN_EVENT_NEXT(ev, len)) {
+			n += !!(ev->mask & FAN_ACCESS);
+			if (ev->fd >= 0)
+				close(ev->fd);
 		}
+	}
 	return n;
 }
 
@@ -62,7 +72,7 @@ static int access_events(int ifd)
  * In a child, so that the io-wq workers counted are this case's own: read
  * @dir from its start with GETDENTS (4 KiB buffers) on a fresh ring, and
  * check the records against @ref, the workers (none when @inline_, some
- * otherwise) and the IN_ACCESS events (one per request).
+ * otherwise) and the access events (one per request).
  */
 static void ring_case(const char *what, const char *dir, bool inline_,
 		      const struct gd_list *ref)
@@ -73,26 +83,33 @@ static void ring_case(const char *what, const char *dir, bool inline_,
 	t_assert(pid >= 0, "fork");
 	if (!pid) {
 		struct gd_list l = { 0 };
-		int fd, ifd, ret, workers, events, requests = 0;
+		int fd, fan, ret, workers, requests = 0, events = 0, odd = 0;
 		struct io_uring ring;
 		char buf[4096];
 		int eof = 0;
 
 		t_failures = 0;
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-		t_assert(fd >= 0 && ifd >= 0 &&
-			 inotify_add_watch(ifd, dir, IN_ACCESS) >= 0, "watch");
+		fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_TID |
+				    FAN_NONBLOCK | FAN_CLOEXEC, O_RDONLY);
+		t_assert(fd >= 0 && fan >= 0 &&
+			 !fanotify_mark(fan, FAN_MARK_ADD, FAN_ACCESS | FAN_ONDIR,
+					AT_FDCWD, dir), "fanotify");
 		t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
 		do {
+			int n;
+
 			ret = gd_getdents_eof(&ring, fd, 0, buf, sizeof(buf), 0,
 					      &eof);
 			requests++;
 			if (ret > 0)
 				gd_parse(&l, buf, ret);
+			/* each request's own, so that none are merged */
+			n = access_events(fan);
+			events += n;
+			odd += n != 1;
 		} while (ret > 0 && !eof);
 		workers = t_io_wq_workers();
-		events = access_events(ifd);
 		t_check(ret >= 0 && gd_same(ref, &l), "%s: GETDENTS reads the "
 			"%zu records of getdents64(2) (res %d, %zu records)",
 			what, ref->nr, ret, l.nr);
@@ -100,10 +117,11 @@ static void ring_case(const char *what, const char *dir, bool inline_,
 			"%s: %s (%d io-wq workers)", what,
 			inline_ ? "completed inline" : "went through io-wq",
 			workers);
-		t_check(events == requests, "%s: one IN_ACCESS per request, "
-			"as per getdents64(2) call (%d for %d)", what, events,
-			requests);
+		t_check(!odd && events == requests, "%s: one access event per "
+			"request, as per getdents64(2) call (%d for %d)", what,
+			events, requests);
 		io_uring_queue_exit(&ring);
+		close(fan);
 		gd_list_free(&l);
 		_exit(t_failures ? 1 : 0);
 	}
@@ -221,13 +239,108 @@ static void position_cases(const char *fs, const char *mnt)
 	gd_remove_dir(dir, BIG);
 }
 
-static void disk_cases(const char *fs, const char *disk, const char *mnt)
+/* "EXT4-fs error" lines in the kernel log */
+static int ext4_errors(void)
+{
+	static char log[1 << 20];
+	int n = klogctl(3, log, sizeof(log) - 1), c = 0;
+
+	t_assert(n >= 0, "klogctl");
+	log[n] = 0;
+	for (char *p = log; (p = strstr(p, "EXT4-fs error")); p++)
+		c++;
+	return c;
+}
+
+/*
+ * @fs's directory @dir of @ref's records, after a remount of @disk on
+ * @mnt and a stat() of the name @ref has at @look (what the lookup reads
+ * is all that is cached), from @pos: GETDENTS (on a fresh ring, 4 KiB
+ * buffers) against getdents64(2) under the same conditions.
+ */
+static void partly_cached(const char *what, const char *disk, const char *mnt,
+			  const char *dir, const struct gd_list *ref,
+			  size_t look, off_t pos)
+{
+	struct gd_list want = { 0 }, got = { 0 };
+	char path[300];
+	struct stat st;
+	int errors;
+
+	for (int io = 0; io < 2; io++) {
+		struct io_uring ring;
+		int fd;
+
+		t_assert(t_wait_for(!umount(mnt)), "umount %s", mnt);
+		t_assert(!mount(disk, mnt, "ext4", 0, NULL), "mount %s", disk);
+		snprintf(path, sizeof(path), "%s/%s", dir, ref->ent[look].name);
+		t_assert(!stat(path, &st), "stat %s", path);
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		t_assert(fd >= 0 && lseek(fd, pos, SEEK_SET) == pos, "lseek");
+		errors = ext4_errors();
+		if (!io) {
+			t_assert(!gd_read_syscall(fd, 4096, &want), "read");
+		} else {
+			t_assert(!io_uring_queue_init(4, &ring, 0), "ring");
+			t_check(!gd_read_ring(&ring, fd, 0, 4096, &got),
+				"%s: GETDENTS reads to the end", what);
+			io_uring_queue_exit(&ring);
+		}
+		errors = ext4_errors() - errors;
+		t_check(!errors, "%s: no ext4 error logged (%s: %d)", what,
+			io ? "GETDENTS" : "getdents64", errors);
+		close(fd);
+	}
+	t_check(gd_same(&want, &got), "%s: the records and d_offs of "
+		"getdents64(2), each entry once (%zu and %zu records)", what,
+		want.nr, got.nr);
+	gd_list_free(&want);
+	gd_list_free(&got);
+}
+
+static void partly_cached_cases(const char *fs, const char *disk,
+				const char *mnt, bool htree)
+{
+	struct gd_list ref = { 0 };
+	char dir[256], what[128];
+	off_t pos = 0;
+
+	snprintf(dir, sizeof(dir), "%s/part", mnt);
+	gd_make_dir(dir, 1000);
+	reference(dir, &ref);
+	if (htree) {
+		/* the highest hash: the first leaf is not cached */
+		snprintf(what, sizeof(what), "%s, root and last leaf cached",
+			 fs);
+		partly_cached(what, disk, mnt, dir, &ref, ref.nr - 1, 0);
+		/* the lowest (after . and ..): the first is, the next not */
+		snprintf(what, sizeof(what), "%s, root and first leaf cached",
+			 fs);
+		partly_cached(what, disk, mnt, dir, &ref, 2, 0);
+	} else {
+		/* 1 KiB blocks: a lookup reads blocks 0-7 ahead; into the
+		 * middle of the record that ends block 7 */
+		for (size_t i = 1; i < ref.nr && !pos; i++)
+			if (ref.ent[i].off == 8 * 1024)
+				pos = ref.ent[i - 1].off + 4;
+		t_assert(pos > 0, "%s: no record ends at 8 KiB", fs);
+		snprintf(what, sizeof(what), "%s, from the middle of a record, "
+			 "the next block not cached", fs);
+		partly_cached(what, disk, mnt, dir, &ref, 3, pos);
+	}
+	gd_list_free(&ref);
+	gd_remove_dir(dir, 1000);
+}
+
+static void disk_cases(const char *fs, const char *disk, const char *mnt,
+		       bool htree)
 {
 	t_assert(!mkdir(mnt, 0755) || errno == EEXIST, "mkdir %s", mnt);
 	t_assert(!mount(disk, mnt, "ext4", 0, NULL), "mount %s", disk);
 	dir_cases(fs, mnt, SMALL);
 	dir_cases(fs, mnt, BIG);
 	position_cases(fs, mnt);
+	partly_cached_cases(fs, disk, mnt, htree);
 	t_check_umount(mnt);
 }
 
@@ -239,7 +352,7 @@ int main(void)
 		return t_no_feature("ext4 scratch disks at /dev/vda and /dev/vdb "
 				    "(vm/run.sh --disk)");
 	t_assert(!mkdir(TMP, 0755) || errno == EEXIST, "mkdir");
-	disk_cases("ext4 with dir_index", "/dev/vda", TMP "/htree");
-	disk_cases("ext4 without dir_index", "/dev/vdb", TMP "/linear");
+	disk_cases("ext4 with dir_index", "/dev/vda", TMP "/htree", true);
+	disk_cases("ext4 without dir_index", "/dev/vdb", TMP "/linear", false);
 	return t_exit();
 }

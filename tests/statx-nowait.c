@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: IORING_OP_STATX completes inline where the path resolves
- * from the dcache and the filesystem's getattr does not block (tmpfs), and
- * goes to io-wq where not (ramfs, a symlink itself), giving what statx(2)
- * gives either way. On tmpfs every form, by name from AT_FDCWD, from a
- * regular dirfd and from a fixed directory, and the file of a regular fd
- * and of a slot (AT_EMPTY_PATH), completes without an io-wq worker ever
- * being created, and a bad buffer fails inline as statx(2) fails. On
- * ramfs the same forms are handed to a worker and still find the file:
- * the retry keeps the name and the slot it started from. A symlink itself
- * and a missing name (a lookup the dcache cannot answer) also match.
+ * from the dcache and the filesystem, asked whether it can answer without
+ * blocking (AT_GETATTR_NOWAIT), can, and goes to io-wq where not, giving
+ * what statx(2) gives either way. On tmpfs every form, by name from
+ * AT_FDCWD, from a regular dirfd and from a fixed directory, and the file
+ * of a regular fd and of a slot (AT_EMPTY_PATH), completes without an
+ * io-wq worker ever being created, and a bad buffer fails inline as
+ * statx(2) fails. ramfs files (a ->getattr() that does not honour the
+ * flag) are handed to a worker in every form and still found: the retry
+ * keeps the name and the slot it started from. A missing name (a lookup
+ * the dcache cannot answer) also matches. Per file, each on a fresh ring:
+ * inline for a tmpfs symlink itself and character device node, a ramfs
+ * directory (no ->getattr()), and an ext4 file, directory and symlink
+ * (the guest's scratch disk); io-wq for a block device node, even on
+ * tmpfs (its attributes are looked up by bdev_statx()).
  */
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include "dirfd-fixture.h"
 
 #define TMPFS "/tmp/statx-nowait-tmpfs"
 #define RAMFS "/tmp/statx-nowait-ramfs"
+#define EXT4 "/tmp/statx-nowait-ext4"
 
 enum form { BY_PATH, BY_DIRFD, BY_FIXED_DIR, OF_FD, OF_SLOT, NR_FORMS };
 
@@ -156,7 +164,7 @@ static void punted_elsewhere(struct io_uring *ring)
 	close(fd);
 	close(dirfd);
 
-	/* tmpfs again: a symlink itself is not covered, the file it names is */
+	/* tmpfs again: the symlink itself, and the file it names */
 	fd = open_both(ring, TMPFS, "f", &dirfd);
 	t_assert(sys_statx(dirfd, "l", AT_SYMLINK_NOFOLLOW, &want) == 0,
 		 "statx l");
@@ -164,8 +172,7 @@ static void punted_elsewhere(struct io_uring *ring)
 			 dirfd, fd, &got);
 	t_check(ret == 0 && fx_same_statx(&want, &got) &&
 		S_ISLNK(got.stx_mode),
-		"tmpfs: STATX of the symlink itself (io-wq) matches (res %d)",
-		ret);
+		"tmpfs: STATX of the symlink itself matches (res %d)", ret);
 	t_assert(sys_statx(dirfd, "l", 0, &want) == 0, "statx l");
 	ret = ring_statx(ring, BY_FIXED_DIR, TMPFS, "l", 0, dirfd, fd, &got);
 	t_check(ret == 0 && fx_same_statx(&want, &got) &&
@@ -181,6 +188,77 @@ static void punted_elsewhere(struct io_uring *ring)
 		ret, want_ret);
 	close(fd);
 	close(dirfd);
+}
+
+/*
+ * STATX of @path (@flags) on a fresh ring in a child, so that the io-wq
+ * workers counted are its own: what statx(2) gives, inline (no worker)
+ * or through io-wq as @inline_ says.
+ */
+static void per_file(const char *what, const char *path, int flags,
+		     bool inline_)
+{
+	pid_t pid = fork();
+	int status;
+
+	t_assert(pid >= 0, "fork");
+	if (!pid) {
+		struct statx want, got;
+		struct io_uring ring;
+		int ret, workers;
+
+		t_failures = 0;
+		t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+		t_assert(sys_statx(AT_FDCWD, path, flags, &want) == 0,
+			 "statx %s", path);
+		memset(&got, 0, sizeof(got));
+		ret = t_run(&ring, io_uring_prep_statx(t_sqe, AT_FDCWD, path,
+				flags, STATX_BASIC_STATS, &got));
+		workers = t_io_wq_workers();
+		t_check(ret == 0 && fx_same_statx(&want, &got), "%s: STATX "
+			"gives what statx(2) gives (res %d)", what, ret);
+		t_check(inline_ ? workers == 0 : workers > 0, "%s: %s (%d "
+			"io-wq workers)", what, inline_ ? "inline" : "io-wq",
+			workers);
+		io_uring_queue_exit(&ring);
+		_exit(t_failures ? 1 : 0);
+	}
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	t_check(WIFEXITED(status) && !WEXITSTATUS(status), "%s: its checks "
+		"pass", what);
+}
+
+/* Which files the filesystem answers for inline, and which not. */
+static void per_file_cases(void)
+{
+	struct stat vda;
+
+	per_file("tmpfs, a symlink itself", TMPFS "/l", AT_SYMLINK_NOFOLLOW,
+		 true);
+	t_assert(!mknod(TMPFS "/null", S_IFCHR | 0600, makedev(1, 3)),
+		 "mknod c");
+	per_file("tmpfs, a character device node", TMPFS "/null", 0, true);
+	per_file("ramfs, a directory (no ->getattr())", RAMFS "/d", 0, true);
+	per_file("ramfs, a file (->getattr() without the flag)", RAMFS "/f",
+		 0, false);
+	if (stat("/dev/vda", &vda) || !S_ISBLK(vda.st_mode)) {
+		t_check(!t_nofd_kernel(), "the guest's /dev/vda");
+		return;
+	}
+	t_assert(!mknod(TMPFS "/blk", S_IFBLK | 0600, vda.st_rdev), "mknod b");
+	per_file("tmpfs, a block device node", TMPFS "/blk", 0, false);
+	t_assert(!mkdir(EXT4, 0755) || errno == EEXIST, "mkdir " EXT4);
+	t_assert(!mount("/dev/vda", EXT4, "ext4", 0, NULL), "mount /dev/vda");
+	t_make_file(EXT4 "/f", 100);
+	t_assert(!mkdir(EXT4 "/d", 0755) && !symlink("f", EXT4 "/l"),
+		 "ext4: mkdir, symlink");
+	per_file("ext4, a file", EXT4 "/f", 0, true);
+	per_file("ext4, a directory", EXT4 "/d", 0, true);
+	per_file("ext4, a symlink itself", EXT4 "/l", AT_SYMLINK_NOFOLLOW,
+		 true);
+	t_assert(!unlink(EXT4 "/f") && !rmdir(EXT4 "/d") &&
+		 !unlink(EXT4 "/l"), "ext4: clean up");
+	t_check_umount(EXT4);
 }
 
 int main(void)
@@ -214,6 +292,7 @@ int main(void)
 	inline_on_tmpfs(&ring);
 	punted_elsewhere(&ring);
 	io_uring_queue_exit(&ring);
+	per_file_cases();
 
 	t_check_umount(TMPFS);
 	t_check_umount(RAMFS);
