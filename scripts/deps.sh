@@ -34,6 +34,8 @@ packages=(
 	busybox-static			# the guest's shell and tools
 	e2fsprogs			# the demo site's ext4 disk (vm/run.sh --disk)
 	sparse				# kernel/check-series.sh (make C=2)
+	ccache				# kernel/check-series.sh: a topic's build
+					# after another's recompiles little
 )
 suites=(trixie trixie-backports sid)
 
