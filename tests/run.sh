@@ -87,11 +87,11 @@ fi
 
 # The topics of kernel/patches/ are well formed (their full check, each
 # applied and built alone, is kernel/check-series.sh: over an hour).
-if out=$(kernel/check-series.sh --layout 2>&1); then
-	result ok "check-series --layout: ${out#layout: }"
+if layout=$(kernel/check-series.sh --layout 2>&1); then
+	result ok "check-series --layout: ${layout#layout: }"
 else
 	result "not ok" "check-series --layout"
-	echo "$out" | sed 's/^/# /'
+	echo "$layout" | sed 's/^/# /'
 fi
 
 # 3. Every program compiles against sid's newest liburing too (the pinned
