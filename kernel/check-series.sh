@@ -89,6 +89,9 @@ warnings() {
 	done | LC_ALL=C sort -u
 }
 
+mkdir -p "$(dirname "$work")"
+exec 9>"$work.lock"
+flock -n 9 || { say "another check-series runs in $work"; exit 1; }
 "$top/scripts/deps.sh"
 command -v sparse >/dev/null || { say "sparse is missing (scripts/deps.sh)"; exit 1; }
 # Each topic is built on its own tree, one after another in one object
