@@ -56,7 +56,7 @@ nofd_topic_patches() {
 
 nofd_topic_needs() {
 	local name
-	for name in $(sed -n 's/^Needs://p' "$1/cover.txt"); do
+	for name in $(sed -n '/^$/q; s/^Needs://p' "$1/cover.txt"); do
 		echo "$NOFD_TOP/kernel/patches/$name"
 	done
 }
