@@ -86,7 +86,7 @@ else
 fi
 
 # The topics of kernel/patches/ are well formed (their full check, each
-# applied and built alone, is kernel/check-series.sh: over an hour).
+# applied and built alone, is kernel/check-series.sh: hours).
 if layout=$(kernel/check-series.sh --layout 2>&1); then
 	result ok "check-series --layout: ${layout#layout: }"
 else
