@@ -48,7 +48,7 @@ layout() {
 			LC_ALL=C sort)
 		[ "$listed" = "$present" ] ||
 			{ echo "layout: $name: series does not list its patches"; bad=1; }
-		for need in $(sed -n '/^$/q; s/^Needs://p' "$t/cover.txt"); do
+		for need in $(nofd_topic_needs "$t" | xargs -r -n1 basename); do
 			case $seen in
 			*" $need "*) ;;
 			*) echo "layout: $name needs $need, not an earlier topic"; bad=1 ;;

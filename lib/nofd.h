@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/io_uring/query.h>
 
 /*
  * Whether the liburing we build against is @maj.@min or newer. A helper
@@ -215,15 +216,6 @@ static inline int nofd_run_one(struct io_uring *ring)
 #define IO_URING_NOFD_STATX_INLINE	(1U << 4)
 #define IO_URING_NOFD_SENDFILE		(1U << 5)
 
-struct nofd_query_hdr {		/* struct io_uring_query_hdr */
-	__u64	next_entry;
-	__u64	query_data;
-	__u32	query_op;
-	__u32	size;
-	__s32	result;
-	__u32	__resv[3];
-};
-
 struct io_uring_query_nofd {
 	__u32	version;
 	__u32	features;
@@ -241,7 +233,7 @@ struct io_uring_query_nofd {
  */
 static inline int nofd_query(struct io_uring_query_nofd *q)
 {
-	struct nofd_query_hdr hdr = {
+	struct io_uring_query_hdr hdr = {
 		.query_data = (uintptr_t)q,
 		.query_op = IO_URING_QUERY_NOFD,
 		.size = sizeof(*q),

@@ -16,7 +16,7 @@
 /* 7.3's last op; the pinned liburing (2.9) has no name for it */
 #define URING_CMD128	64
 
-static int query(struct nofd_query_hdr *hdr)
+static int query(struct io_uring_query_hdr *hdr)
 {
 	return syscall(__NR_io_uring_register, -1, IORING_REGISTER_QUERY, hdr,
 		       0) ? -errno : 0;
@@ -28,7 +28,7 @@ static void check_query(void)
 		IO_URING_NOFD_GETDENTS | IO_URING_NOFD_PIPE_SIZE |
 		IO_URING_NOFD_STATX_INLINE | IO_URING_NOFD_SENDFILE;
 	struct io_uring_query_nofd q;
-	struct nofd_query_hdr hdr;
+	struct io_uring_query_hdr hdr;
 
 	t_check_res(nofd_query(&q), 0, "IO_URING_QUERY_NOFD is answered");
 	t_check(q.version == IO_URING_NOFD_VERSION && q.features == all,
@@ -47,7 +47,7 @@ static void check_query(void)
 
 	/* 8 bytes: version and features, the rest of the buffer untouched */
 	memset(&q, 0xa5, sizeof(q));
-	hdr = (struct nofd_query_hdr){ .query_data = (uintptr_t)&q,
+	hdr = (struct io_uring_query_hdr){ .query_data = (uintptr_t)&q,
 		.query_op = IO_URING_QUERY_NOFD, .size = 8 };
 	t_check_res(query(&hdr), 0, "a query of 8 bytes");
 	t_check(!hdr.result && hdr.size == 8 && q.version == 1 &&
@@ -55,12 +55,12 @@ static void check_query(void)
 		"gets 8 bytes (result %d, size %u, opcode byte %#x)",
 		hdr.result, hdr.size, q.getdents_opcode);
 
-	hdr = (struct nofd_query_hdr){ .query_data = (uintptr_t)&q,
+	hdr = (struct io_uring_query_hdr){ .query_data = (uintptr_t)&q,
 		.query_op = IO_URING_QUERY_NOFD, .size = sizeof(q),
 		.__resv = { 1 } };
 	t_check_res(query(&hdr), 0, "a query with a reserved bit set");
 	t_check_res(hdr.result, -EINVAL, "is refused in its result");
-	hdr = (struct nofd_query_hdr){ .query_data = (uintptr_t)&q,
+	hdr = (struct io_uring_query_hdr){ .query_data = (uintptr_t)&q,
 		.query_op = IO_URING_QUERY_NOFD + 1, .size = sizeof(q) };
 	t_check_res(query(&hdr), 0, "the query op after nofd's");
 	t_check_res(hdr.result, -EOPNOTSUPP, "is unknown");

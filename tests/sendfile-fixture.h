@@ -157,20 +157,10 @@ static inline int sf_reap(struct io_uring *ring, int n, uint64_t want)
 	return res;
 }
 
-/* Whether this kernel has SENDFILE: the probe, then a SENDFILE of 0 bytes. */
+/* Whether the kernel has SENDFILE at the opcode lib/nofd.h uses, by its word */
 static inline bool sf_supported(void)
 {
-	struct io_uring ring;
-	struct io_uring_probe *probe;
-	bool ok;
-
-	t_assert(!io_uring_queue_init(2, &ring, 0), "queue_init");
-	probe = io_uring_get_probe_ring(&ring);
-	ok = probe && probe->last_op >= IORING_OP_SENDFILE &&
-	     io_uring_opcode_supported(probe, IORING_OP_SENDFILE);
-	io_uring_free_probe(probe);
-	io_uring_queue_exit(&ring);
-	return ok;
+	return nofd_features() & IO_URING_NOFD_SENDFILE;
 }
 
 #endif
