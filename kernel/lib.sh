@@ -21,6 +21,8 @@
 #                           first commit, tagged nofd-base, is the tree;
 #                           the same commit id wherever it is made, the
 #                           base-commit: of every topic
+#   nofd_pinned_commit MESSAGE TAG
+#                           the same for any unpacked tree (liburing/tree.sh)
 #   nofd_fragments FLAVOUR  the config fragments of fast or debug
 #   nofd_unpack DIR         the packaged tree into DIR
 #   nofd_configure SRC OBJ FRAGMENT...
@@ -69,6 +71,10 @@ nofd_patches() {
 }
 
 nofd_base_commit() {
+	nofd_pinned_commit "linux-source-7.3 $NOFD_VERSION (Debian)" nofd-base
+}
+
+nofd_pinned_commit() {
 	git init -q
 	# The packaged tree's .gitignore ignores everything: add it by force.
 	git add -f .
@@ -76,8 +82,8 @@ nofd_base_commit() {
 	GIT_COMMITTER_NAME=nofd GIT_COMMITTER_EMAIL=nofd@localhost \
 	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" \
 	GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
-		git commit -q -m "linux-source-7.3 $NOFD_VERSION (Debian)"
-	git tag nofd-base
+		git commit -q -m "$1"
+	git tag "$2"
 }
 
 nofd_fragments() {

@@ -19,8 +19,11 @@
 #    QEMU installed in step 1 (its own deb-src state in $NOFD_CACHE/apt-src),
 #    for the profiler's TCG plugin (profile/insn-prof.c); prints its
 #    directory.
+# 4. With --liburing-src: the upstream tarball of Debian's liburing source
+#    package, the version in liburing/version (sid's), which the liburing
+#    series applies to (liburing/build.sh); prints its path.
 #
-#   scripts/deps.sh [--sid | --qemu-plugin]
+#   scripts/deps.sh [--sid | --qemu-plugin | --liburing-src]
 #                                --sid: step 2's sid package only
 set -euo pipefail
 
@@ -111,35 +114,60 @@ fetch() {
 	echo "$dir"
 }
 
+# Source packages: apt with a deb-src state of its own in $cache/apt-src,
+# for the Debian 12 suite (QEMU's source) and sid (liburing's).
+# source_download NAME=VERSION DIR: the source package's files into DIR.
+source_download() {
+	local d=$cache/apt-src opts s
+	as_root "apt-get source $1 into $d"
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$2"
+	for s in bookworm sid; do
+		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+			"http://deb.debian.org/debian $s main"
+	done >"$d/sources.list"
+	apt_state "$d" opts
+	apt-get -q "${opts[@]}" update >/dev/null
+	(cd "$2" && apt-get -q "${opts[@]}" source --download-only "$1" >/dev/null)
+}
+
 # 3. The plugin API header of the QEMU that runs the guests: a plugin
 # built against another version's is refused when QEMU loads it.
 qemu_plugin_header() {
-	local version d=$cache/apt-src dir orig
+	local version dir orig src=$cache/apt-src/src
 	version=$(dpkg-query -W -f '${source:Version}' qemu-system-x86)
 	dir=$cache/pkg/qemu-plugin_${version#*:}
 	if [ ! -e "$dir/qemu-plugin.h" ]; then
-		as_root "apt-get source qemu into $d"
 		echo "deps: fetching the source of qemu $version for <qemu-plugin.h>" >&2
-		mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/src"
-		echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-			"http://deb.debian.org/debian bookworm main" >"$d/sources.list"
-		local opts
-		apt_state "$d" opts
-		apt-get -q "${opts[@]}" update >/dev/null
-		(cd "$d/src" && apt-get -q "${opts[@]}" source --download-only \
-			"qemu=$version" >/dev/null)
+		source_download "qemu=$version" "$src"
 		orig=${version#*:}
-		orig=$d/src/qemu_${orig%-*}.orig.tar.xz
+		orig=$src/qemu_${orig%-*}.orig.tar.xz
 		rm -rf "$dir" && mkdir -p "$dir"
 		tar -xJf "$orig" -C "$dir" --no-same-owner --wildcards \
 			--strip-components=3 '*/include/qemu/qemu-plugin.h'
-		rm -rf "$d/src"		# 23 MB, of which we keep one header
+		rm -rf "$src"		# 23 MB, of which we keep one header
 	fi
 	echo "$dir"
 }
 
+# 4. liburing's upstream tarball, as Debian ships it (the source package
+# has no patches of its own: its debian/ only packages it).
+liburing_source() {
+	local version dir tarball
+	version=$(cat "$top/liburing/version")
+	dir=$cache/pkg/liburing-src_$version
+	tarball=$dir/liburing_${version%-*}.orig.tar.gz
+	if [ ! -e "$dir/.fetched" ]; then
+		echo "deps: fetching the source of liburing $version" >&2
+		rm -rf "$dir"
+		source_download "liburing=$version" "$dir"
+		[ -e "$tarball" ] || { echo "deps: no $tarball" >&2; return 1; }
+		touch "$dir/.fetched"
+	fi
+	echo "$tarball"
+}
+
 usage() {
-	echo "usage: scripts/deps.sh [--sid | --qemu-plugin]" >&"$1"
+	echo "usage: scripts/deps.sh [--sid | --qemu-plugin | --liburing-src]" >&"$1"
 	echo "  (no option: install the host packages and fetch the pinned ones;" \
 		"see the comment at its top)" >&"$1"
 }
@@ -149,7 +177,7 @@ case ${1:-} in
 	usage 1
 	exit 0
 	;;
---sid|--qemu-plugin|"")
+--sid|--qemu-plugin|--liburing-src|"")
 	;;
 *)
 	echo "scripts/deps.sh: unknown option '$1'" >&2
@@ -167,6 +195,10 @@ case ${1:-} in
 	;;
 --qemu-plugin)
 	qemu_plugin_header
+	exit
+	;;
+--liburing-src)
+	liburing_source
 	exit
 	;;
 esac
