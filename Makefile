@@ -47,9 +47,11 @@ BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard be
 HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
 	$(B)/host/profile-report
 PLUGIN := $(B)/profile/insn-prof.so
+LIBURING_SERIES := $(B)/liburing/built
 
 .PHONY: all deps kernel-fast kernel-debug initramfs test demo versus-native \
-	bench bench-native bench-spread fuzz profile compile-check clean help
+	bench bench-native bench-spread fuzz profile compile-check liburing clean \
+	help
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
@@ -62,9 +64,18 @@ kernel-fast kernel-debug: kernel-%: | deps
 initramfs: $(B)/initramfs.cpio.gz
 
 # With build/debs: stress-ng for tests/stress-ng (nginx and wrk come
-# along, unused by the tests).
-$(B)/initramfs.cpio.gz: $(GUEST) $(BENCH) $(TESTS) vm/mkinitramfs.sh $(B)/debs
-	@vm/mkinitramfs.sh --with $(B)/debs $@ $(GUEST) $(BENCH) -- $(TESTS)
+# along, unused by the tests); with the liburing series' tests beside ours.
+$(B)/initramfs.cpio.gz: $(GUEST) $(BENCH) $(TESTS) vm/mkinitramfs.sh $(B)/debs \
+		$(LIBURING_SERIES)
+	@vm/mkinitramfs.sh --with $(B)/debs $@ $(GUEST) $(BENCH) -- $(TESTS) \
+		$(B)/liburing/tests/*
+
+# liburing with the liburing series (liburing/README.md), and the tests the
+# series adds, as build/liburing/tests/liburing-NAME
+$(LIBURING_SERIES): liburing/build.sh liburing/tree.sh liburing/version \
+		liburing/patches/series $(wildcard liburing/patches/*.patch) | deps
+	liburing/build.sh $(B)/liburing
+	@touch $@
 
 # The demo's guest root adds Debian's nginx and wrk with their libraries.
 $(B)/debs: vm/guest-debs.sh | deps
@@ -201,8 +212,9 @@ profile: kernel-fast initramfs $(HOST) $(PLUGIN) \
 		--runs $(RUNS) --top $(TOP)
 
 # Every C file compiled, not linked, against the liburing headers in
-# LIBURING_INC: make test runs it against sid's newest liburing, so that
-# lib/nofd.h's version guards are proven on both sides.
+# LIBURING_INC: make test runs it against sid's newest liburing and against
+# liburing with the liburing series, so that lib/nofd.h's guards are proven
+# on every side.
 SRCS := $(wildcard tests/*.c bench/*.c bench/httpd/*.c demo/*.c fuzz/*.c \
 	httpd/*.c vm/*.c \
 	profile/report.c)
@@ -222,8 +234,11 @@ help:
 	@echo "                   PARAM=, or HTTPD=S,L)"
 	@echo "make deps          what the others fetch and install first"
 	@echo "make kernel-fast, make kernel-debug, make initramfs, make all"
-	@echo "                   the pieces; make compile-check; make clean"
+	@echo "                   the pieces; make liburing (the liburing series);"
+	@echo "                   make compile-check; make clean"
 	@echo "README.md says how long each takes here."
+
+liburing: $(LIBURING_SERIES)
 
 clean:
 	rm -rf $(BIN) $(B)/host $(B)/initramfs.cpio.gz $(B)/vm

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nofd.h: what the liburing we build against lacks for the ops the nofd
- * kernel (Linux 7.3 and the nofd series) offers: the series' own opcode,
- * flags and io_uring_prep_*() helpers, named and shaped like liburing's,
- * and the helpers of 7.3's ops that came in liburing releases after the
- * pinned one (lib/liburing-version).
+ * kernel (Linux 7.3 and the nofd series) offers:
+ *
+ * - the series' opcodes, flags and helpers, exactly as the liburing series
+ *   (liburing/patches/) adds them to liburing, for a liburing without it
+ *   such as the pinned one (lib/liburing-version), which links every
+ *   program; with the series' liburing they come from <liburing.h>;
+ * - the helpers of 7.3's ops that came in liburing releases after the
+ *   pinned one;
+ * - what no liburing will have: the nofd query (the kernel topic
+ *   07-nofd-query, not for mainline), struct linux_dirent64 and a
+ *   submit-one-and-wait helper.
  */
 #ifndef NOFD_H
 #define NOFD_H
@@ -33,15 +40,6 @@
 	(IO_URING_VERSION_MAJOR > (maj) ||				\
 	 (IO_URING_VERSION_MAJOR == (maj) && IO_URING_VERSION_MINOR >= (min)))
 
-/*
- * nofd's opcodes and CQE flag. They sit in mainline's namespace, where a
- * later mainline op may take the same numbers, so a program asks the
- * kernel with nofd_features() below before it uses them: these are the
- * numbers the series' UAPI header gives, and nofd_features() says a
- * feature is there only if the kernel uses the same ones.
- */
-#define IORING_OP_GETDENTS		65
-#define IORING_OP_SENDFILE		66
 
 #if !NOFD_LIBURING_AT_LEAST(2, 10)	/* pipe and pipe_direct came in 2.10 */
 #define IORING_OP_PIPE			62
@@ -95,19 +93,6 @@ static inline void io_uring_prep_cmd_getsockname(struct io_uring_sqe *sqe,
 }
 #endif
 
-/*
- * nofd: IORING_OP_RENAMEAT and IORING_OP_LINKAT flag in sqe->ioprio: the
- * new path's directory, sqe->len, is a fixed-table slot
- * (docs/man/io_uring_fixed_dirfd.7). Kernels without nofd fail the request
- * with -EINVAL.
- */
-#define IORING_RENAMELINK_FIXED_NEWDIR	(1U << 0)
-
-/* nofd: IORING_OP_GETDENTS flags (sqe->getdents_flags, in rw_flags) */
-#define IORING_GETDENTS_REWIND		(1U << 0)
-/* nofd: cqe->flags of IORING_OP_GETDENTS: the end of the directory */
-#define IORING_CQE_F_DIR_EOF		(1U << 8)
-
 /* The records of getdents64(2) and IORING_OP_GETDENTS */
 struct linux_dirent64 {
 	uint64_t	d_ino;
@@ -118,13 +103,38 @@ struct linux_dirent64 {
 };
 
 /*
- * nofd: with IOSQE_FIXED_FILE the directory fd of OPENAT, OPENAT2, STATX,
+ * The liburing series (liburing/patches/): a liburing with it defines
+ * IORING_GETDENTS_REWIND and all that follows. nofd's opcodes and CQE flag
+ * sit in mainline's namespace, where a later mainline op may take the same
+ * numbers, so a program asks the kernel with nofd_features() below before
+ * it uses them: these are the numbers the series' UAPI header gives, and
+ * nofd_features() says a feature is there only if the kernel uses the same
+ * ones.
+ */
+#ifndef IORING_GETDENTS_REWIND
+#define IORING_OP_GETDENTS		65
+#define IORING_OP_SENDFILE		66
+
+/*
+ * IORING_OP_RENAMEAT and IORING_OP_LINKAT flag in sqe->ioprio: the new
+ * path's directory, sqe->len, is a fixed-table slot
+ * (docs/man/io_uring_fixed_dirfd.7). Kernels without nofd fail the request
+ * with -EINVAL.
+ */
+#define IORING_RENAMELINK_FIXED_NEWDIR	(1U << 0)
+
+/* IORING_OP_GETDENTS flags (sqe->getdents_flags, in rw_flags) */
+#define IORING_GETDENTS_REWIND		(1U << 0)
+/* cqe->flags of IORING_OP_GETDENTS: the end of the directory */
+#define IORING_CQE_F_DIR_EOF		(1U << 8)
+
+/*
+ * With IOSQE_FIXED_FILE the directory fd of OPENAT, OPENAT2, STATX,
  * UNLINKAT, MKDIRAT, SYMLINKAT, RENAMEAT and LINKAT is a fixed-table slot
- * (docs/man/io_uring_fixed_dirfd.7): prepare the op with the slot as its
- * dfd and set the flag on the SQE.
- *
- * fstat of the direct descriptor in slot @file_index: STATX of the empty
- * path with AT_EMPTY_PATH, relative to the slot.
+ * (docs/man/io_uring_fixed_dirfd.7). The series' liburing has a *_direct
+ * helper for each (io_uring_prep_statx_direct(3)); our programs use this
+ * one: fstat of the direct descriptor in slot @file_index, STATX of the
+ * empty path with AT_EMPTY_PATH, relative to the slot.
  */
 static inline void io_uring_prep_fstatx_direct(struct io_uring_sqe *sqe,
 					       unsigned int file_index,
@@ -136,9 +146,9 @@ static inline void io_uring_prep_fstatx_direct(struct io_uring_sqe *sqe,
 }
 
 /*
- * getdents64(2) through the ring (nofd, docs/man/io_uring_prep_getdents.3):
- * fill @buf with struct linux_dirent64 records of the directory @fd, a slot
- * with IOSQE_FIXED_FILE, from its file position on, which advances.
+ * getdents64(2) through the ring (io_uring_prep_getdents(3)): fill @buf
+ * with struct linux_dirent64 records of the directory @fd, a slot with
+ * IOSQE_FIXED_FILE, from its file position on, which advances.
  * @flags: IORING_GETDENTS_REWIND reads from the start instead. cqe->res is
  * the number of bytes, 0 at the end of the directory; IORING_CQE_F_DIR_EOF
  * in cqe->flags says the end was reached.
@@ -152,8 +162,8 @@ static inline void io_uring_prep_getdents(struct io_uring_sqe *sqe, int fd,
 }
 
 /*
- * nofd: size the pipe of IORING_OP_PIPE (docs/man/io_uring_sqe_set_pipe_size.3)
- * as fcntl(F_SETPIPE_SZ) would: @size bytes, rounded up to a power of two
+ * Size the pipe of IORING_OP_PIPE (io_uring_sqe_set_pipe_size(3)) as
+ * fcntl(F_SETPIPE_SZ) would: @size bytes, rounded up to a power of two
  * pages, at most 1 GiB; cqe->res is then the size the pipe got. 0 keeps
  * the default. Kernels without the nofd series fail such a PIPE with
  * -EINVAL.
@@ -165,8 +175,8 @@ static inline void io_uring_sqe_set_pipe_size(struct io_uring_sqe *sqe,
 }
 
 /*
- * sendfile(2) through the ring, to a stream socket, with no pipe (nofd,
- * docs/man/io_uring_prep_sendfile.3): @len bytes of the file @fd_in from
+ * sendfile(2) through the ring, to a stream socket, with no pipe
+ * (io_uring_prep_sendfile(3)): @len bytes of the file @fd_in from
  * @off, or from its file position if @off is -1 (the position then moves),
  * to the socket @sock_fd. @splice_flags: SPLICE_F_FD_IN_FIXED when @fd_in
  * is a fixed-file slot (a fixed @sock_fd takes IOSQE_FIXED_FILE). cqe->res
@@ -182,6 +192,7 @@ static inline void io_uring_prep_sendfile(struct io_uring_sqe *sqe,
 	sqe->splice_fd_in = fd_in;
 	sqe->splice_flags = splice_flags;
 }
+#endif /* IORING_GETDENTS_REWIND */
 
 /* Submit the one prepared SQE of @ring and return its cqe->res. */
 static inline int nofd_run_one(struct io_uring *ring)

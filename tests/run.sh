@@ -29,7 +29,8 @@ done
 # timings.md); beside a kernel build or make demo, half as long again
 timeout=${NOFD_TEST_TIMEOUT:-2400}
 logs=(tests/host/logscan/*.log)
-guest_tests=(tests/*.c)		# the initramfs's /tests (Makefile: TESTS)
+# the initramfs's /tests (Makefile: TESTS, and the liburing series' tests)
+guest_tests=(tests/*.c build/liburing/tests/liburing-*)
 nr_tests=${#guest_tests[@]}
 passed=0 failed=0 skipped=0 n=0
 
@@ -45,9 +46,9 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 
 echo "TAP version 13"
 # the logscan samples, 2 apply-series checks, the topics' layout, the
-# liburing compile check, the streaming check, the profiler check, the
+# two liburing compile checks, the streaming check, the profiler check, the
 # nginx configuration check, the guest tests, 3 guest checks
-echo "1..$(( ${#logs[@]} + 7 + nr_tests + 3 ))"
+echo "1..$(( ${#logs[@]} + 8 + nr_tests + 3 ))"
 echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches in $(nofd_topics | wc -l) topics, $(basename "$kernel")"
 
 # 1. The kernel-log scanner, on sample logs: clean-* must pass, splat-* fail.
@@ -95,7 +96,17 @@ else
 fi
 
 # 3. Every program compiles against sid's newest liburing too (the pinned
-#    one builds them for the guest), when sid can be reached.
+#    one builds them for the guest), when sid can be reached; and against
+#    liburing with the liburing series (make liburing), where lib/nofd.h
+#    leaves the series' helpers to <liburing.h>.
+what="liburing $(cat liburing/version) + the liburing series: every program compiles against it"
+if make -s compile-check LIBURING_INC=build/liburing/src/src/include \
+	>build/compile-check.log 2>&1; then
+	result ok "$what"
+else
+	result "not ok" "$what"
+	sed 's/^/# /' build/compile-check.log | head -20
+fi
 if sid=$(scripts/deps.sh --sid 2>/dev/null); then
 	what="liburing ${sid##*liburing-dev_} (sid): every program compiles against it"
 	if make -s compile-check LIBURING_INC="$sid/usr/include" >build/compile-check.log 2>&1; then
@@ -186,6 +197,11 @@ guest_plan=0 ran=0
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $line in
+	# the liburing series' tests skip on a kernel without the series:
+	# never on this one
+	"ok "[0-9]*" liburing-"*"# SKIP"*)
+		result "not ok" "guest: ${line#ok [0-9]* } (a skip on the nofd kernel)"
+		ran=$((ran + 1)) ;;
 	"ok "[0-9]*) result ok "guest: ${line#ok [0-9]* }"; ran=$((ran + 1)) ;;
 	"not ok "[0-9]*) result "not ok" "guest: ${line#not ok [0-9]* }"; ran=$((ran + 1)) ;;
 	1..*) guest_plan=${line#1..} ;;
