@@ -25,7 +25,7 @@ desc=$({ header Subject; echo; sed '1,/^$/d' "$here/cover.txt"; })
 git config "branch.$branch.description" "$desc"
 # --zero-commit: the files change only when the patches do
 args=(--cover-letter --cover-from-description=subject --zero-commit
-      --base=nofd-liburing-base --subject-prefix="PATCH liburing" -o "$out")
+      --base=nofd-liburing-base --subject-prefix="RFC PATCH liburing" -o "$out")
 v=$(header Version)
 [ "${v:-1}" = 1 ] || args+=(-v "$v")
 while IFS= read -r to; do args+=(--to="$to"); done < <(header To)
