@@ -1,0 +1,31 @@
+#!/bin/bash
+# vm/run.sh streams the guest's output as it comes (make demo, make bench
+# and make fuzz show progress through it): the probe's first line must
+# reach us while the guest is still running, before its second.
+#
+#   tests/host/stream.sh KERNEL
+set -uo pipefail
+kernel=$(realpath "${1:?usage: tests/host/stream.sh KERNEL}")
+cd "$(dirname "$0")/../.."
+streamed=no
+exec {probe}< <(vm/run.sh --kernel "$kernel" --timeout 120 --out build/vm-stream \
+	-- /bin/stream-probe 2>/dev/null)
+probe_pid=$!
+while IFS= read -r -u "$probe" line; do
+	case $line in
+	"stream-probe: waiting"*)
+		kill -0 "$probe_pid" 2>/dev/null &&
+			! grep -q "stream-probe: done" build/vm-stream/output.log &&
+			streamed=yes ;;
+	esac
+done
+exec {probe}<&-
+wait "$probe_pid"
+rc=$?
+what="vm/run.sh: a guest line reaches the host while the guest still runs"
+if [ $streamed = yes ] && [ $rc = 0 ]; then
+	echo "$what"
+else
+	echo "$what: no (streamed: $streamed, status $rc)"
+	exit 1
+fi
