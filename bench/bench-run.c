@@ -548,18 +548,16 @@ __attribute__((format(printf, 2, 3)))
 static void progress(int i, const char *fmt, ...)
 {
 	static int step;
-	FILE *f = native ? stderr : stdout;
+	char what[256];
 	va_list ap;
 
 	if (smoke)
 		return;
-	fprintf(f, "progress: %d/%d %s %s %d, ", ++step, steps,
-		jobs[i].workload, jobs[i].mode, jobs[i].param);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
-	fflush(f);
+	frame_progress(native ? stderr : stdout, ++step, steps, "%s %s %d, %s",
+		       jobs[i].workload, jobs[i].mode, jobs[i].param, what);
 }
 
 int main(int argc, char **argv)

@@ -43,6 +43,7 @@
  * This file runs the good-input pass and the rounds; fuzz.h says what the
  * others do (ops.c, box.c, sharer.c, stall.c).
  */
+#include "frame.h"
 #include "fuzz.h"
 #include "stall.h"
 
@@ -615,9 +616,8 @@ static void progress(unsigned long round_no, unsigned long max_rounds,
 	if (step <= shown || step > steps)
 		return;
 	shown = step;
-	printf("progress: %u/%u round %lu, %lu SQEs so far\n", step, steps,
-	       round_no, sqes);
-	fflush(stdout);
+	frame_progress(stdout, step, steps, "round %lu, %lu SQEs so far",
+		       round_no, sqes);
 }
 
 /* The command that replays this run up to @rounds rounds. */

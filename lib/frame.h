@@ -16,8 +16,9 @@
  * vm/run.sh writes the files to OUT/files/ (vm/unframe.c, the one reader);
  * in the guest tests/bench-smoke reads bench-run's the same way.
  *
- * The test report is not a file: ktap-run's KTAP is the log itself, read
- * line by line as it comes (tests/run.sh).
+ * A long run says how far it is with progress lines in the log
+ * (frame_progress()). The test report is not a file: ktap-run's KTAP is
+ * the log itself, read line by line as it comes (tests/run.sh).
  */
 #ifndef NOFD_FRAME_H
 #define NOFD_FRAME_H
@@ -73,6 +74,25 @@ static inline void frame_line(FILE *f, const char *name, const char *fmt,
 	snprintf(block, sizeof(block), FRAME_BEGIN "%s\n%s\n" FRAME_END "\n",
 		 name, line);
 	fputs(block, f);
+	fflush(f);
+}
+
+/*
+ * "progress: N/M what runs now": step @step of @steps starts. The one form
+ * of the progress line, which vm/progress.sh shows on the host with the
+ * time left; a log line like any other, outside every block.
+ */
+__attribute__((format(printf, 4, 5)))
+static inline void frame_progress(FILE *f, int step, int steps,
+				  const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fprintf(f, "progress: %d/%d %s\n", step, steps, what);
 	fflush(f);
 }
 

@@ -779,14 +779,13 @@ static int step, steps;
 __attribute__((format(printf, 1, 2)))
 static void progress(const char *fmt, ...)
 {
+	char what[256];
 	va_list ap;
 
-	printf("progress: %d/%d ", ++step, steps);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
+	frame_progress(stdout, ++step, steps, "%s", what);
 }
 
 /* --job: one server, one load, one run of @dur; its counts on a line. */
