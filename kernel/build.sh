@@ -59,6 +59,7 @@ if [ "$(cat "$src/.nofd-series" 2>/dev/null)" != "$series_key" ]; then
 	echo "kernel: unpacking linux-source-7.3 $version into $src"
 	rm -rf "$src" "$build/kernel-fast" "$build/kernel-debug"
 	nofd_unpack "$src"
+	(cd "$src" && nofd_base_commit)
 	if ! "$top/kernel/apply-series.sh" "$src" "${patches[@]}"; then
 		echo "kernel/build.sh: the series does not apply to linux-source-7.3 $version" >&2
 		rm -rf "$src"
