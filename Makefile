@@ -124,9 +124,10 @@ $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ $(HTTPD_SRCS) $(LDLIBS)
 
-$(BIN)/versus: bench/httpd/versus.c lib/die.h lib/stats.h | deps
+VERSUS_SRCS := bench/httpd/versus.c bench/httpd/site.c
+$(BIN)/versus: $(VERSUS_SRCS) bench/httpd/site.h lib/die.h lib/stats.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(VERSUS_SRCS) -lm
 
 FUZZ_SRCS := fuzz/fuzz.c fuzz/ops.c fuzz/box.c fuzz/sharer.c fuzz/stall.c
 $(BIN)/fuzz: $(FUZZ_SRCS) fuzz/fuzz.h fuzz/stall.h $(HDRS) | deps

@@ -59,11 +59,17 @@
 
 #include "bench.h"
 #include "frame.h"
+#include "workdir.h"
 
-#define TREE	"/tmp/bench-tree"
-#define DISK_MNT "/tmp/bench-disk"	/* walk,MODE,1: the tree on ext4 */
 
-static const char *tree = TREE;
+/*
+ * The walk's tree, in a directory of its own under /tmp, removed at exit:
+ * WORK/tree, or for walk,MODE,1 WORK/disk/tree on the ext4 disk mounted
+ * at WORK/disk
+ */
+static char work[] = "/tmp/bench-run.XXXXXX";
+static char tree[80], disk_mnt[64];
+static bool disk_mounted;
 
 struct job {
 	const char *workload, *mode;
@@ -496,6 +502,13 @@ static int settled(int i)
 	return sq / (n - 1) / n <= limit * limit;
 }
 
+static void remove_work(void)
+{
+	if (disk_mounted)
+		umount2(disk_mnt, MNT_DETACH);
+	workdir_remove(work);
+}
+
 /*
  * The walk workload's tree, made afresh: on tmpfs, or for walk,MODE,1 on
  * a fresh ext4 disk, written out and read once (by dirwalk sys), so that
@@ -507,21 +520,23 @@ static void make_tree(int on_disk)
 	char *argv[] = { (char *)prog("dirwalk"), "make", NULL,
 			 num(d, tree_dirs), num(f, tree_files), NULL };
 	char *warm[] = { (char *)prog("dirwalk"), "sys", NULL, NULL };
-	char cmd[64];
 	FILE *out;
 	pid_t pid;
 
+	if (!mkdtemp(work))
+		die("mkdtemp", -errno);
+	atexit(remove_work);
+	snprintf(tree, sizeof(tree), "%s/tree", work);
 	if (on_disk) {
-		if (mkdir(DISK_MNT, 0755) && errno != EEXIST)
-			die("mkdir " DISK_MNT, -errno);
-		if (mount("/dev/vda", DISK_MNT, "ext4", 0, NULL))
+		snprintf(disk_mnt, sizeof(disk_mnt), "%s/disk", work);
+		if (mkdir(disk_mnt, 0755))
+			die(disk_mnt, -errno);
+		if (mount("/dev/vda", disk_mnt, "ext4", 0, NULL))
 			die("mount /dev/vda (vm/run.sh --disk)", -errno);
-		tree = DISK_MNT "/bench-tree";
+		disk_mounted = true;
+		snprintf(tree, sizeof(tree), "%s/tree", disk_mnt);
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tree);
-	if (system(cmd))
-		die(cmd, -EIO);
-	argv[2] = warm[2] = (char *)tree;
+	argv[2] = warm[2] = tree;
 	pid = spawn(argv, &out);
 	fclose(out);
 	finish(pid, "dirwalk make");

@@ -23,7 +23,8 @@ mkdir -p "$root/bin" "$root/usr/sbin" "$root/usr/bin"
 ln -s "$top/build/bin/nofd-httpd" "$root/bin/nofd-httpd"
 ln -s "$top/build/debs/usr/sbin/nginx" "$root/usr/sbin/nginx"
 ln -s "$top/build/debs/usr/bin/wrk" "$root/usr/bin/wrk"
-# versus makes its site and nginx's files under /tmp, as in the guest
-trap 'rm -rf /tmp/site /tmp/nginx /tmp/many.lua /tmp/nofd-access.log "$root"' EXIT
+# versus makes its site and nginx's files in a directory of its own under
+# /tmp, as in the guest, and removes it at exit
+trap 'rm -rf "$root"' EXIT
 LD_LIBRARY_PATH=$top/build/debs/usr/lib/x86_64-linux-gnu \
 	"$top/build/bin/versus" --native --prefix="$root" $rounds

@@ -33,9 +33,14 @@
  * row "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
  * server's CPU time): what `make profile` profiles (profile/run.sh
  * --httpd).
- * --nginx-conf: write nginx's two configurations (NGINX_DIR/off.conf and
- * on.conf) and nothing else: make test has Debian's nginx (build/debs) read
- * them with `nginx -t` (tests/run.sh): a line it refuses fails there.
+ * --nginx-conf: write nginx's two configurations (off.conf and on.conf in
+ * the nginx directory of a new work directory, whose path it prints) and
+ * nothing else, leaving them for the caller to remove: make test has
+ * Debian's nginx (build/debs) read them with `nginx -t`
+ * (tests/host/nginx-conf.sh): a line it refuses fails there.
+ *
+ * Everything it makes (the site, nginx's files, wrk's script, the access
+ * log) is in a directory of its own, /tmp/versus.XXXXXX, removed at exit.
  *
  * Output: a table, then the files table.md, results.csv, results.json and
  * chart.svg sent home (lib/frame.h), which bench/httpd/demo.sh puts in
@@ -61,11 +66,9 @@
 
 #include "die.h"
 #include "frame.h"
+#include "site.h"
 #include "stats.h"
 
-#define SITE "/tmp/site"
-#define DISK "/dev/vda"
-#define NGINX_DIR "/tmp/nginx"
 #define MAX_ROUNDS 5
 #define MAX_PIDS 16
 
@@ -80,9 +83,9 @@ struct server {
  * nofd-httpd says at exit how many requests its cache served (--stats)
  */
 #define NOFD(port, ...) { "/bin/nofd-httpd", "--addr", "127.0.0.1",	\
-	"--port", port, "--root", SITE, "--threads", "2", "--access-log",	\
-	"/tmp/nofd-access.log", "--file-cache", "10000", "--stats",	\
-	__VA_ARGS__ }
+	"--port", port, "--root", site, "--threads", "2", "--access-log",	\
+	access_log, "--file-cache", "10000", "--stats", __VA_ARGS__ }
+
 
 /*
  * nginx is servers[NGINX]: the chart's reference. The first NMAIN are
@@ -95,10 +98,10 @@ static const struct server servers[] = {
 	{ "nofd-httpd", "127.0.0.1:8080", NOFD("8080", NULL) },
 	{ "nofd-httpd --stock", "127.0.0.1:8084",
 	  NOFD("8084", "--stock", NULL) },
-	{ "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p", NGINX_DIR,
-	  "-c", NGINX_DIR "/off.conf", NULL } },
+	{ "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p", nginx_dir,
+	  "-c", nginx_off, NULL } },
 	{ "nginx open_file_cache", "127.0.0.3:8080", { "/usr/sbin/nginx", "-p",
-	  NGINX_DIR, "-c", NGINX_DIR "/on.conf", NULL } },
+	  nginx_dir, "-c", nginx_on, NULL } },
 	{ "nofd-httpd --send splice", "127.0.0.1:8081",
 	  NOFD("8081", "--send", "splice", NULL) },
 	{ "nofd-httpd --send read", "127.0.0.1:8082",
@@ -120,12 +123,11 @@ struct load {
 	bool script;
 };
 
-#define MANY 10000	/* the many-files load: /many/N.html, 4 KiB each */
 static const struct load loads[] = {
 	{ "1 KiB keep-alive", "/page.html", false, 16, false },
 	{ "1 KiB close", "/page.html", true, 16, false },
 	{ "1 MiB keep-alive", "/big.bin", false, 16, false },
-	{ "10000 files of 4 KiB", "/tmp/many.lua", false, 16, true },
+	{ "10000 files of 4 KiB", many_lua, false, 16, true },
 	{ "1 KiB over 256 connections", "/page.html", false, 256, false },
 	/* for --job only (make profile): not in the demo's table */
 	{ "2 KiB keep-alive", "/two.html", false, 16, false },
@@ -159,120 +161,6 @@ static bool measured(int s)
 static int rounds = 3;
 static const char *duration = "1s";
 
-
-static void write_file(const char *path, const char *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-		die(path, -errno);
-	close(fd);
-}
-
-/*
- * Where the site lives: in the guest, on the ext4 disk vm/run.sh --disk
- * gives it, if it has one (a server's files are on a disk filesystem; on
- * 7.3's tmpfs every io_uring READ goes to io-wq), mounted noatime so that
- * serving a file writes nothing; natively, under the host's /tmp.
- */
-static void mount_site(void)
-{
-	struct stat st;
-
-	mkdir(SITE, 0755);
-	if (native || stat(DISK, &st) || !S_ISBLK(st.st_mode)) {
-		printf("versus: the site is on %s\n", native ?
-		       "the host's /tmp" : "the guest's tmpfs (no disk)");
-		return;
-	}
-	if (mount(DISK, SITE, "ext4", MS_NOATIME, NULL))
-		die("mount " DISK, -errno);
-	printf("versus: the site is on ext4 (%s, noatime)\n", DISK);
-}
-
-/* small pages, a 1 MiB file, a directory without an index */
-static void make_site(void)
-{
-	char page[1024], path[128], script[256];
-	static char big[1 << 20], many[4096];
-
-	mount_site();
-	mkdir(SITE "/list", 0755);
-	memset(page, 'p', sizeof(page));
-	memcpy(page, "<!DOCTYPE html><p>", 18);
-	page[sizeof(page) - 1] = '\n';
-	write_file(SITE "/page.html", page, sizeof(page));
-	write_file(SITE "/index.html", page, 512);
-	for (size_t i = 0; i < sizeof(big); i++)
-		big[i] = 'a' + i % 26;
-	write_file(SITE "/big.bin", big, sizeof(big));
-	write_file(SITE "/two.html", big, 2048);
-	write_file(SITE "/16k.bin", big, 16384);
-	for (int i = 0; i < 50; i++) {
-		snprintf(path, sizeof(path), SITE "/list/file-%02d.txt", i);
-		write_file(path, page, 100 + i);
-	}
-	mkdir(SITE "/many", 0755);
-	memset(many, 'm', sizeof(many));
-	for (int i = 0; i < MANY; i++) {
-		snprintf(path, sizeof(path), SITE "/many/%d.html", i);
-		write_file(path, many, sizeof(many));
-	}
-	/* each request a file drawn at random: LuaJIT's generator, seeded
-	 * the same in every run */
-	snprintf(script, sizeof(script), "math.randomseed(1)\n"
-		 "request = function()\n"
-		 "  return wrk.format(nil, \"/many/\" .. math.random(0, %d)"
-		 " .. \".html\")\nend\n", MANY - 1);
-	write_file("/tmp/many.lua", script, strlen(script));
-	sync();		/* nothing left to write back while it measures */
-}
-
-/*
- * One worker per vCPU, sendfile on, access log on, buffered as nofd-httpd's
- * is (32 KiB, written at least once a second); @cache: open_file_cache
- * of 10,000 files, each an open descriptor: the limit on descriptors is
- * raised so that the cache can hold them (nofd-httpd's slots need no
- * descriptors, and it raises the table's own bound itself).
- */
-static void make_nginx_conf(const char *name, const char *addr, bool cache)
-{
-	char conf[2048], path[128];
-	int n;
-
-	mkdir(NGINX_DIR, 0755);
-	mkdir(NGINX_DIR "/logs", 0755);
-	mkdir("/var", 0755);
-	mkdir("/var/log", 0755);
-	mkdir("/var/log/nginx", 0755);	/* its compiled-in error log */
-	mkdir("/var/lib", 0755);
-	mkdir("/var/lib/nginx", 0755);
-	n = snprintf(conf, sizeof(conf),
-		"daemon off;\nmaster_process on;\nworker_processes 2;\n"
-		"worker_rlimit_nofile 65536;\n"
-		"user root;\nerror_log stderr warn;\npid %s/%s.pid;\n"
-		"events { worker_connections 1024; }\n"
-		"http {\n"
-		"  types { text/html html; application/octet-stream bin; }\n"
-		"  access_log %s/%s-access.log combined buffer=32k flush=1s;\n"
-		"  sendfile on;\n  tcp_nopush on;\n"
-		"  keepalive_requests 1000000;\n"
-		"  client_body_temp_path %s/body;\n"
-		"  proxy_temp_path %s/proxy;\n"
-		"  fastcgi_temp_path %s/fastcgi;\n"
-		"  uwsgi_temp_path %s/uwsgi;\n"
-		"  scgi_temp_path %s/scgi;\n"
-		"  %s\n"
-		"  server { listen %s reuseport; root %s; autoindex on; }\n"
-		"}\n",
-		NGINX_DIR, name, NGINX_DIR, name, NGINX_DIR, NGINX_DIR,
-		NGINX_DIR, NGINX_DIR, NGINX_DIR,
-		cache ? "open_file_cache max=10000 inactive=60s;" :
-			"open_file_cache off;",
-		addr, SITE);
-	snprintf(path, sizeof(path), NGINX_DIR "/%s.conf", name);
-	write_file(path, conf, n);
-}
 
 static bool port_open(const char *addr)
 {
@@ -901,11 +789,14 @@ int main(int argc, char **argv)
 	if (only >= NSERVERS)
 		die("--only", -EINVAL);
 	signal(SIGPIPE, SIG_IGN);
+	make_work_dir(conf_only);
 	make_nginx_conf("off", servers[NGINX].addr, false);
 	make_nginx_conf("on", servers[NGINX + 1].addr, true);
-	if (conf_only)
+	if (conf_only) {
+		printf("%s\n", nginx_dir);
 		return 0;
-	make_site();
+	}
+	make_site(native);
 	if (job_dur[0])
 		return run_job(job_s, job_l, job_dur);
 	if (only >= 0 && only >= nserv)

@@ -1,25 +1,25 @@
 #!/bin/bash
-# The nginx configurations make demo measures against (bench/httpd/versus.c)
+# The nginx configurations make demo measures against (bench/httpd/site.c)
 # are ones nginx accepts: Debian's nginx, unpacked in build/debs, reads both
 # with -t. No test starts nginx, and a refused line once reached the
 # profiles before anything noticed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 what="versus: nginx -t accepts both nginx configurations"
-had_dir=no
-[ -e /tmp/nginx ] && had_dir=yes
+# versus writes them into a new work directory and prints where
+if ! dir=$(build/bin/versus --nginx-conf); then
+	echo "$what: no (versus --nginx-conf failed)"
+	exit 1
+fi
 bad=
-build/bin/versus --nginx-conf || bad=versus
 for conf in off on; do
-	[ -z "$bad" ] || break
 	LD_LIBRARY_PATH=build/debs/usr/lib/x86_64-linux-gnu \
-		build/debs/usr/sbin/nginx -t -q -e stderr -p /tmp/nginx \
-		-c /tmp/nginx/$conf.conf || bad=$conf.conf
+		build/debs/usr/sbin/nginx -t -q -e stderr -p "$dir" \
+		-c "$dir/$conf.conf" || bad="$bad $conf.conf"
 done
-# /tmp/nginx is make versus-native's too: left alone if it was there
-[ $had_dir = yes ] || rm -rf /tmp/nginx
+rm -rf "$(dirname "$dir")"
 if [ -n "$bad" ]; then
-	echo "$what: no ($bad)"
+	echo "$what: no ($bad )"
 	exit 1
 fi
 echo "$what"
