@@ -50,6 +50,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -65,6 +66,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "fdcount.h"
 #include "frame.h"
 #include "site.h"
 #include "stats.h"
@@ -226,21 +228,15 @@ static double cpu_ns(const pid_t *pids, int n)
 	return sum;
 }
 
-static int count_fds(const pid_t *pids, int n)
+/* the descriptors @n processes hold together (one gone in between: 0) */
+static int count_fds_all(const pid_t *pids, int n)
 {
 	int total = 0;
 
 	for (int i = 0; i < n; i++) {
-		char path[64];
-		struct dirent *d;
-		DIR *dir;
+		int fds = count_fds_of(pids[i]);
 
-		snprintf(path, sizeof(path), "/proc/%d/fd", pids[i]);
-		dir = opendir(path);
-		while (dir && (d = readdir(dir)))
-			total += d->d_name[0] != '.';
-		if (dir)
-			closedir(dir);
+		total += fds > 0 ? fds : 0;
 	}
 	return total;
 }
@@ -439,7 +435,7 @@ static void measure(int s, int l, int round, const pid_t *pids, int npids)
 	cpu0 = cpu_ns(pids, npids);
 	pid = start_wrk(s, l, duration, &fd);
 	for (int t = 0; waitpid(pid, &status, WNOHANG) == 0; t++) {
-		int n = count_fds(pids, npids);
+		int n = count_fds_all(pids, npids);
 
 		if (n > most)
 			most = n;
@@ -747,7 +743,7 @@ static void usage(FILE *f)
 		"       versus --native [--prefix=DIR] [--quick] [--rounds=N]\n"
 		"       versus --nginx-conf\n"
 		"nofd-httpd against nginx under wrk, in the guest (make demo) "
-		"or natively;\nhttpd/versus.c's first comment says what each "
+		"or natively;\nbench/httpd/versus.c's first comment says what each "
 		"option does.\n");
 }
 
@@ -757,32 +753,47 @@ int main(int argc, char **argv)
 	char job_dur[32] = "";
 	bool conf_only = false;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	static const struct option longs[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "variants", no_argument, NULL, 'v' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "native", no_argument, NULL, 'n' },
+		{ "prefix", required_argument, NULL, 'p' },
+		{ "nginx-conf", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'q': rounds = 1; break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'v': nserv = NSERVERS; break;
+		case 'o': only = atoi(optarg); break;	/* servers[N] only */
+		case 'n': native = true; break;
+		case 'p': prefix = optarg; break;
+		case 'c': conf_only = true; break;
+		case 'j':
+			if (sscanf(optarg, "%d,%d,%31s", &job_s, &job_l,
+				   job_dur) == 3)
+				break;
+			fprintf(stderr, "versus: --job=%s: want S,L,DURATION\n",
+				optarg);
+			return 2;
+		case 'h':
 			usage(stdout);
 			return 0;
-		}
-		if (!strcmp(argv[i], "--quick"))
-			rounds = 1;
-		else if (!strcmp(argv[i], "--variants"))
-			nserv = NSERVERS;
-		else if (!strcmp(argv[i], "--native"))
-			native = true;
-		else if (!strcmp(argv[i], "--nginx-conf"))
-			conf_only = true;
-		else if (!strncmp(argv[i], "--prefix=", 9))
-			prefix = argv[i] + 9;
-		else if (!strncmp(argv[i], "--only=", 7))
-			only = atoi(argv[i] + 7);	/* servers[N] only */
-		else if (!strncmp(argv[i], "--rounds=", 9))
-			rounds = atoi(argv[i] + 9);
-		else if (sscanf(argv[i], "--job=%d,%d,%31s", &job_s, &job_l,
-				job_dur) != 3) {
-			fprintf(stderr, "versus: '%s': no such option\n",
-				argv[i]);
-			usage(stderr);
+		default:	/* getopt_long() said which */
+			fprintf(stderr, "versus: --help for the options\n");
 			return 2;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "versus: '%s': no such option\n", argv[optind]);
+		return 2;
 	}
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		die("--rounds", -EINVAL);
