@@ -106,6 +106,9 @@ static int parse_header(const char *p, const char *eol,
 			*conn = 1;
 	} else if (IS("If-Modified-Since")) {
 		req->if_modified_since = http_parse_date(v, n);
+	} else if (IS("If-None-Match")) {
+		req->if_none_match = v;
+		req->if_none_match_len = n;
 	} else if (IS("Content-Length")) {
 		if (!n || n > 18)
 			return 400;
@@ -266,23 +269,34 @@ const char *http_reason(int status)
 
 const char *http_content_type(const char *path)
 {
+	/*
+	 * nginx's mime.types, JavaScript as RFC 9239 has it, and the charset
+	 * on the types nginx's charset_types marks
+	 */
 	static const struct { const char *ext, *type; } types[] = {
 		{ "html", "text/html; charset=utf-8" },
 		{ "htm", "text/html; charset=utf-8" },
 		{ "txt", "text/plain; charset=utf-8" },
 		{ "css", "text/css" },
-		{ "js", "text/javascript" },
+		{ "js", "text/javascript; charset=utf-8" },
+		{ "mjs", "text/javascript; charset=utf-8" },
 		{ "json", "application/json" },
+		{ "xml", "text/xml; charset=utf-8" },
+		{ "csv", "text/csv" },
 		{ "svg", "image/svg+xml" },
 		{ "png", "image/png" },
 		{ "jpg", "image/jpeg" },
 		{ "jpeg", "image/jpeg" },
 		{ "gif", "image/gif" },
+		{ "webp", "image/webp" },
+		{ "avif", "image/avif" },
 		{ "ico", "image/x-icon" },
-		{ "pdf", "application/pdf" },
-		{ "csv", "text/csv" },
-		{ "xml", "application/xml" },
+		{ "woff2", "font/woff2" },
+		{ "woff", "font/woff" },
 		{ "wasm", "application/wasm" },
+		{ "pdf", "application/pdf" },
+		{ "mp4", "video/mp4" },
+		{ "webm", "video/webm" },
 	};
 	const char *slash = strrchr(path, '/');
 	const char *dot = strrchr(slash ? slash : path, '.');
@@ -292,6 +306,57 @@ const char *http_content_type(const char *path)
 			if (!strcasecmp(dot + 1, types[i].ext))
 				return types[i].type;
 	return "application/octet-stream";
+}
+
+size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t parts[2] = { (uint64_t)mtime, size };
+	size_t n = 0;
+
+	out[n++] = '"';
+	for (int i = 0; i < 2; i++) {
+		int shift = 60;
+
+		while (shift > 0 && !(parts[i] >> shift))
+			shift -= 4;
+		for (; shift >= 0; shift -= 4)
+			out[n++] = hex[(parts[i] >> shift) & 15];
+		out[n++] = i ? '"' : '-';
+	}
+	out[n] = '\0';
+	return n;
+}
+
+bool http_etag_match(const char *list, size_t len, const char *etag,
+		     size_t etag_len)
+{
+	const char *p = list, *end = list + len;
+
+	while (p < end) {
+		const char *tag;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == ','))
+			p++;
+		if (p == end)
+			break;
+		if (*p == '*')
+			return true;
+		if (end - p >= 2 && p[0] == 'W' && p[1] == '/')
+			p += 2;
+		tag = p;
+		if (p < end && *p == '"') {
+			const char *close = memchr(p + 1, '"', end - p - 1);
+
+			p = close ? close + 1 : end;
+		}
+		if ((size_t)(p - tag) == etag_len && !memcmp(tag, etag, etag_len))
+			return true;
+		/* not a quoted tag: skip to the next comma */
+		while (p < end && *p != ',')
+			p++;
+	}
+	return false;
 }
 
 static const char month_name[12][4] = {

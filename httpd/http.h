@@ -32,6 +32,8 @@ struct http_request {
 	bool has_host;
 	bool has_body;		/* Content-Length > 0 or Transfer-Encoding */
 	time_t if_modified_since;	/* -1 when absent or unparsable */
+	const char *if_none_match;	/* its value, NULL when absent: */
+	size_t if_none_match_len;	/* ...if_none_match_len bytes */
 	size_t head_len;	/* bytes up to and including the blank line */
 };
 
@@ -58,6 +60,21 @@ const char *http_reason(int status);
 
 /* Content-Type for @path by its extension */
 const char *http_content_type(const char *path);
+
+/*
+ * The entity tag of a file, as nginx makes it: its mtime's seconds and its
+ * size in hex, quoted ("5f5e1000-400"), into @out; returns its length.
+ */
+#define HTTP_ETAG_MAX	36
+size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size);
+
+/*
+ * Whether the If-None-Match value @list (@len bytes: "*" or a list of
+ * entity tags) matches @etag (@etag_len bytes) by the weak comparison
+ * that RFC 9110 13.1.2 asks for: "W/" prefixes are ignored.
+ */
+bool http_etag_match(const char *list, size_t len, const char *etag,
+		     size_t etag_len);
 
 /*
  * Text appended to a buffer of fixed size, @p its end so far: what does

@@ -306,16 +306,34 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	c->rq.chain_body = n;	/* what each op of the chain must move */
 }
 
+/*
+ * Whether the client's copy is current: If-None-Match, when the request
+ * has one, decides alone (RFC 9110 13.2.2), else If-Modified-Since.
+ */
+static bool not_modified(const struct http_request *hr, time_t mtime,
+			 const char *etag, size_t etag_len)
+{
+	if (hr->if_none_match)
+		return http_etag_match(hr->if_none_match, hr->if_none_match_len,
+				       etag, etag_len);
+	return hr->if_modified_since >= 0 && mtime <= hr->if_modified_since;
+}
+
 void serve_file(struct worker *w, struct conn *c, const char *name)
 {
-	char extra[] = "Last-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n";
+	char extra[128], date[HTTP_DATE_LEN], etag[HTTP_ETAG_MAX];
+	struct http_out o = { extra, extra + sizeof(extra) - 1 };
 	time_t mtime = c->rq.stx.stx_mtime.tv_sec;
+	size_t etag_len = http_etag(etag, mtime, c->rq.stx.stx_size);
 
-	/* the date written over the sample's; its NUL over the \r, put back */
-	http_date(mtime, extra + 15);
-	memcpy(extra + 15 + HTTP_DATE_LEN - 1, "\r\n", 2);
-	if (c->rq.hr.if_modified_since >= 0 &&
-	    mtime <= c->rq.hr.if_modified_since) {
+	http_date(mtime, date);
+	http_put_str(&o, "Last-Modified: ");
+	http_put(&o, date, HTTP_DATE_LEN - 1);
+	http_put_str(&o, "\r\nETag: ");
+	http_put(&o, etag, etag_len);
+	http_put_str(&o, "\r\n");
+	*o.p = '\0';
+	if (not_modified(&c->rq.hr, mtime, etag, etag_len)) {
 		write_head(w, c, 304, NULL, 0, extra);
 		send_out(w, c, NULL, 0);
 		return;

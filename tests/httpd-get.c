@@ -82,7 +82,7 @@ int main(void)
 	t_write_file(ROOT "/chunk1.css", want, 65537);
 	t_write_file(ROOT "/four.html", want, 4096);
 
-	for (int m = 0; m < 3; m++) {
+	for (int m = 0; m < 4; m++) {
 		const char *argv[] = { "--send", modes[m], "-n", NULL };
 		struct httpd h;
 
