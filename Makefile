@@ -49,14 +49,22 @@ HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
 PLUGIN := $(B)/profile/insn-prof.so
 LIBURING_SERIES := $(B)/liburing/built
 
-.PHONY: all deps kernel-fast kernel-debug initramfs test demo versus-native \
+.PHONY: all deps httpd kernel-fast kernel-debug initramfs test demo versus-native \
 	bench bench-native bench-spread fuzz profile compile-check liburing clean \
 	help
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
 
+# make httpd asks deps.sh for what the server needs only
+DEPS_ARGS ?=
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh $(DEPS_ARGS)
+
+# nofd-httpd alone, for a machine of one's own: gcc and Debian's liburing
+# (no QEMU, no kernel source); README.md, "Try nofd-httpd"
+httpd:
+	@$(MAKE) --no-print-directory DEPS_ARGS=--httpd $(BIN)/nofd-httpd
+	@echo "nofd-httpd: $(BIN)/nofd-httpd (--help; httpd/README.md)"
 
 kernel-fast kernel-debug: kernel-%: | deps
 	kernel/build.sh $*
@@ -229,6 +237,8 @@ help:
 	@echo "make bench         every benchmark workload, guest then native (QUICK=1,"
 	@echo "                   ONLY=WORKLOAD,...); bench-native, bench-spread"
 	@echo "make versus-native nofd-httpd against nginx on this machine's kernel"
+	@echo "make httpd         nofd-httpd alone, to run on this machine (no QEMU,"
+	@echo "                   no kernel source)"
 	@echo "make fuzz          the SQE fuzzer on the debug kernel (SECONDS=, ROUNDS=,"
 	@echo "                   SEED=, STOCK=1, NODRAIN=1)"
 	@echo "make profile       where one job's instructions go (WORKLOAD= MODE="

@@ -23,7 +23,10 @@
 #    package, the version in liburing/version (sid's), which the liburing
 #    series applies to (liburing/build.sh); prints its path.
 #
-#   scripts/deps.sh [--sid | --qemu-plugin | --liburing-src]
+# With --httpd: only what nofd-httpd needs (make httpd): build-essential,
+# and step 2's liburing-dev and linux-libc-dev; no QEMU, no kernel source.
+#
+#   scripts/deps.sh [--httpd | --sid | --qemu-plugin | --liburing-src]
 #                                --sid: step 2's sid package only
 set -euo pipefail
 
@@ -49,10 +52,10 @@ as_root() {
 	fi
 }
 
-# 1. Host packages.
+# 1. Host packages: host_packages PACKAGE...
 host_packages() {
 	local p missing=()
-	for p in "${packages[@]}"; do
+	for p in "$@"; do
 		dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
 			missing+=("$p")
 	done
@@ -167,7 +170,7 @@ liburing_source() {
 }
 
 usage() {
-	echo "usage: scripts/deps.sh [--sid | --qemu-plugin | --liburing-src]" >&"$1"
+	echo "usage: scripts/deps.sh [--httpd | --sid | --qemu-plugin | --liburing-src]" >&"$1"
 	echo "  (no option: install the host packages and fetch the pinned ones;" \
 		"see the comment at its top)" >&"$1"
 }
@@ -177,7 +180,7 @@ case ${1:-} in
 	usage 1
 	exit 0
 	;;
---sid|--qemu-plugin|--liburing-src|"")
+--httpd|--sid|--qemu-plugin|--liburing-src|"")
 	;;
 *)
 	echo "scripts/deps.sh: unknown option '$1'" >&2
@@ -203,9 +206,13 @@ case ${1:-} in
 	;;
 esac
 
-host_packages
-pinned=("linux-source-7.3=$kernel_version" "linux-libc-dev=$kernel_version"
-	"liburing-dev=$liburing_version")
+pinned=("linux-libc-dev=$kernel_version" "liburing-dev=$liburing_version")
+if [ "${1:-}" = --httpd ]; then
+	host_packages build-essential
+else
+	host_packages "${packages[@]}"
+	pinned+=("linux-source-7.3=$kernel_version")
+fi
 updated=
 for p in "${pinned[@]}"; do
 	[ -e "$cache/pkg/${p/=/_}/.unpacked" ] && continue
