@@ -147,7 +147,8 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
 # it includes the server's http.c, to check it against libc
-$(BIN)/tests/http-format $(BIN)/tests/http-content-type: httpd/http.c httpd/http.h
+$(BIN)/tests/http-format $(BIN)/tests/http-content-type \
+	$(BIN)/tests/http-range: httpd/http.c httpd/http.h
 
 test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs
 	tests/run.sh --kernel $(DEBUG)

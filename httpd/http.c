@@ -109,6 +109,12 @@ static int parse_header(const char *p, const char *eol,
 	} else if (IS("If-None-Match")) {
 		req->if_none_match = v;
 		req->if_none_match_len = n;
+	} else if (IS("Range")) {
+		req->range = v;
+		req->range_len = n;
+	} else if (IS("If-Range")) {
+		req->if_range = v;
+		req->if_range_len = n;
 	} else if (IS("Content-Length")) {
 		if (!n || n > 18)
 			return 400;
@@ -250,6 +256,7 @@ const char *http_reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 206: return "Partial Content";
 	case 301: return "Moved Permanently";
 	case 304: return "Not Modified";
 	case 400: return "Bad Request";
@@ -259,6 +266,7 @@ const char *http_reason(int status)
 	case 408: return "Request Timeout";
 	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
+	case 416: return "Range Not Satisfiable";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
@@ -357,6 +365,71 @@ bool http_etag_match(const char *list, size_t len, const char *etag,
 			p++;
 	}
 	return false;
+}
+
+/* A decimal number of at most 18 digits at *@p (before @end), moved past */
+static bool range_number(const char **p, const char *end, uint64_t *v)
+{
+	const char *start = *p;
+
+	*v = 0;
+	while (*p < end && isdigit((unsigned char)**p) && *p - start < 18)
+		*v = *v * 10 + (*(*p)++ - '0');
+	return *p > start && (*p == end || !isdigit((unsigned char)**p));
+}
+
+enum http_range http_range(const char *spec, size_t len, uint64_t size,
+			   uint64_t *start, uint64_t *n)
+{
+	const char *p = spec, *end = spec + len;
+	int ranges = 0, satisfiable = 0;
+	uint64_t first_byte = 0, count = 0;
+
+	if (len < 6 || strncasecmp(p, "bytes=", 6))
+		return HTTP_RANGE_ALL;
+	for (p += 6;;) {
+		uint64_t first, last;
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && *p == '-') {		/* -suffix */
+			p++;
+			if (!range_number(&p, end, &last))
+				return HTTP_RANGE_ALL;
+			if (last && size) {
+				satisfiable++;
+				first_byte = last < size ? size - last : 0;
+				count = size - first_byte;
+			}
+		} else {				/* first-[last] */
+			if (!range_number(&p, end, &first) || p == end ||
+			    *p++ != '-')
+				return HTTP_RANGE_ALL;
+			last = UINT64_MAX;
+			if (p < end && isdigit((unsigned char)*p) &&
+			    (!range_number(&p, end, &last) || last < first))
+				return HTTP_RANGE_ALL;
+			if (first < size) {
+				satisfiable++;
+				first_byte = first;
+				count = (last < size ? last + 1 : size) - first;
+			}
+		}
+		ranges++;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == end)
+			break;
+		if (*p++ != ',')
+			return HTTP_RANGE_ALL;
+	}
+	if (!satisfiable)
+		return HTTP_RANGE_UNSATISFIABLE;
+	if (ranges > 1)
+		return HTTP_RANGE_ALL;
+	*start = first_byte;
+	*n = count;
+	return HTTP_RANGE_ONE;
 }
 
 static const char month_name[12][4] = {

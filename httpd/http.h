@@ -34,6 +34,10 @@ struct http_request {
 	time_t if_modified_since;	/* -1 when absent or unparsable */
 	const char *if_none_match;	/* its value, NULL when absent: */
 	size_t if_none_match_len;	/* ...if_none_match_len bytes */
+	const char *range;		/* the same of Range */
+	size_t range_len;
+	const char *if_range;		/* and of If-Range */
+	size_t if_range_len;
 	size_t head_len;	/* bytes up to and including the blank line */
 };
 
@@ -75,6 +79,20 @@ size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size);
  */
 bool http_etag_match(const char *list, size_t len, const char *etag,
 		     size_t etag_len);
+
+/*
+ * What a Range header (@spec, @len bytes) asks of a file of @size bytes
+ * (RFC 9110 14.1.2): HTTP_RANGE_ONE, one range that overlaps the file,
+ * its first byte in *@start and its length in *@n (a last byte past the
+ * end, or a suffix longer than the file, stops at its end);
+ * HTTP_RANGE_UNSATISFIABLE, no range of the set overlaps it; HTTP_RANGE_ALL
+ * for a header that is not a valid "bytes=" set, which is ignored, or a
+ * set of several ranges, which nofd-httpd answers with the whole file, as
+ * RFC 9110 lets a server do. *@start and *@n are set for ONE only.
+ */
+enum http_range { HTTP_RANGE_ALL, HTTP_RANGE_ONE, HTTP_RANGE_UNSATISFIABLE };
+enum http_range http_range(const char *spec, size_t len, uint64_t size,
+			   uint64_t *start, uint64_t *n);
 
 /*
  * Text appended to a buffer of fixed size, @p its end so far: what does

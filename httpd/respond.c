@@ -64,9 +64,13 @@ void write_head(struct worker *w, struct conn *c, int status,
 	c->out_len = o.p - c->out;
 }
 
-/* An error page; the connection stays open for the client's mistakes
- * about a resource, and is closed after the others. */
-void respond_error(struct worker *w, struct conn *c, int status)
+/*
+ * An error page, with the header lines @extra (or NULL); the connection
+ * stays open for the client's mistakes about a resource, and is closed
+ * after the others.
+ */
+static void error_page(struct worker *w, struct conn *c, int status,
+		       const char *extra)
 {
 	char body[256];
 	int n = snprintf(body, sizeof(body),
@@ -74,16 +78,20 @@ void respond_error(struct worker *w, struct conn *c, int status)
 			 "<h1>%d %s</h1></body></html>\n", status,
 			 http_reason(status), status, http_reason(status));
 
-	if (status != 403 && status != 404 && status != 405)
+	if (status != 403 && status != 404 && status != 405 && status != 416)
 		c->keepalive = false;
-	write_head(w, c, status, "text/html", n,
-	     status == 405 ? "Allow: GET, HEAD\r\n" : NULL);
+	write_head(w, c, status, "text/html", n, extra);
 	if (!c->rq.no_body && c->out_len + n < OUT_MAX) {
 		memcpy(c->out + c->out_len, body, n);
 		c->out_len += n;
 	}
 	send_out(w, c, NULL, 0);
 	c->rq.chain_body = c->rq.no_body ? 0 : n;
+}
+
+void respond_error(struct worker *w, struct conn *c, int status)
+{
+	error_page(w, c, status, status == 405 ? "Allow: GET, HEAD\r\n" : NULL);
 }
 
 /*
@@ -319,29 +327,78 @@ static bool not_modified(const struct http_request *hr, time_t mtime,
 	return hr->if_modified_since >= 0 && mtime <= hr->if_modified_since;
 }
 
+/*
+ * Whether the Range of a GET applies: it has no If-Range, or the If-Range
+ * names this version of the file, by its entity tag (compared strongly: a
+ * weak one never matches) or by its Last-Modified date, exactly
+ */
+static bool range_applies(const struct http_request *hr, time_t mtime,
+			  const char *etag, size_t etag_len)
+{
+	if (!hr->range || hr->method != HTTP_GET)
+		return false;
+	if (!hr->if_range)
+		return true;
+	if (hr->if_range_len && hr->if_range[0] == '"')
+		return hr->if_range_len == etag_len &&
+		       !memcmp(hr->if_range, etag, etag_len);
+	return http_parse_date(hr->if_range, hr->if_range_len) == mtime;
+}
+
+/* "Content-Range: bytes START-END/SIZE", or "bytes *\/SIZE" for a 416 */
+static void put_content_range(struct http_out *o, uint64_t start, uint64_t n,
+			      uint64_t size)
+{
+	http_put_str(o, "Content-Range: bytes ");
+	if (n) {
+		http_put_uint(o, start);
+		http_put(o, "-", 1);
+		http_put_uint(o, start + n - 1);
+	} else {
+		http_put(o, "*", 1);
+	}
+	http_put(o, "/", 1);
+	http_put_uint(o, size);
+	http_put_str(o, "\r\n");
+}
+
 void serve_file(struct worker *w, struct conn *c, const char *name)
 {
-	char extra[128], date[HTTP_DATE_LEN], etag[HTTP_ETAG_MAX];
+	char extra[256], date[HTTP_DATE_LEN], etag[HTTP_ETAG_MAX];
 	struct http_out o = { extra, extra + sizeof(extra) - 1 };
 	time_t mtime = c->rq.stx.stx_mtime.tv_sec;
-	size_t etag_len = http_etag(etag, mtime, c->rq.stx.stx_size);
+	uint64_t size = c->rq.stx.stx_size, start = 0, n = size;
+	size_t etag_len = http_etag(etag, mtime, size);
+	enum http_range range = HTTP_RANGE_ALL;
 
 	http_date(mtime, date);
 	http_put_str(&o, "Last-Modified: ");
 	http_put(&o, date, HTTP_DATE_LEN - 1);
 	http_put_str(&o, "\r\nETag: ");
 	http_put(&o, etag, etag_len);
-	http_put_str(&o, "\r\n");
-	*o.p = '\0';
+	http_put_str(&o, "\r\nAccept-Ranges: bytes\r\n");
 	if (not_modified(&c->rq.hr, mtime, etag, etag_len)) {
+		*o.p = '\0';
 		write_head(w, c, 304, NULL, 0, extra);
 		send_out(w, c, NULL, 0);
 		return;
 	}
-	write_head(w, c, 200, http_content_type(name), c->rq.stx.stx_size,
-		   extra);
-	c->rq.file_off = 0;
-	c->rq.file_left = c->rq.no_body ? 0 : c->rq.stx.stx_size;
+	if (range_applies(&c->rq.hr, mtime, etag, etag_len))
+		range = http_range(c->rq.hr.range, c->rq.hr.range_len, size,
+				   &start, &n);
+	if (range == HTTP_RANGE_UNSATISFIABLE) {
+		put_content_range(&o, 0, 0, size);
+		*o.p = '\0';
+		error_page(w, c, 416, extra);
+		return;
+	}
+	if (range == HTTP_RANGE_ONE)
+		put_content_range(&o, start, n, size);
+	*o.p = '\0';
+	write_head(w, c, range == HTTP_RANGE_ONE ? 206 : 200,
+		   http_content_type(name), n, extra);
+	c->rq.file_off = start;
+	c->rq.file_left = c->rq.no_body ? 0 : n;
 	/* auto: a body that fits one buffer with the head goes by READ+SEND,
 	 * a larger one by SENDFILE (httpd/README.md has the measurements) */
 	c->rq.use_read = opt.send == SEND_READ ||
