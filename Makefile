@@ -148,7 +148,7 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 
 # it includes the server's http.c, to check it against libc
 $(BIN)/tests/http-format $(BIN)/tests/http-content-type \
-	$(BIN)/tests/http-range: httpd/http.c httpd/http.h
+	$(BIN)/tests/http-range $(BIN)/tests/http-accept: httpd/http.c httpd/http.h
 
 test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs
 	tests/run.sh --kernel $(DEBUG)

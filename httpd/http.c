@@ -115,6 +115,9 @@ static int parse_header(const char *p, const char *eol,
 	} else if (IS("If-Range")) {
 		req->if_range = v;
 		req->if_range_len = n;
+	} else if (IS("Accept-Encoding")) {
+		req->accept_encoding = v;
+		req->accept_encoding_len = n;
 	} else if (IS("Content-Length")) {
 		if (!n || n > 18)
 			return 400;
@@ -365,6 +368,53 @@ bool http_etag_match(const char *list, size_t len, const char *etag,
 			p++;
 	}
 	return false;
+}
+
+/* Whether the parameters @p..@end of a list element say q=0 (or 0.000) */
+static bool q_zero(const char *p, const char *end)
+{
+	while (p < end) {
+		while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
+			p++;
+		if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			p += 2;
+			if (p == end || *p != '0')
+				return false;
+			for (p++; p < end && (*p == '.' || *p == '0'); p++)
+				;
+			return p == end || *p == ';' || *p == ' ' || *p == '\t';
+		}
+		while (p < end && *p != ';')
+			p++;
+	}
+	return false;
+}
+
+bool http_accepts(const char *ae, size_t len, const char *coding)
+{
+	const char *p = ae, *end = ae + len;
+	size_t cl = strlen(coding);
+	int star = -1;		/* "*": -1 absent, 0 refused, 1 taken */
+
+	while (ae && p < end) {
+		const char *elem = p, *elem_end = memchr(p, ',', end - p);
+		const char *name_end;
+
+		if (!elem_end)
+			elem_end = end;
+		p = elem_end + (elem_end < end);
+		while (elem < elem_end && (*elem == ' ' || *elem == '\t'))
+			elem++;
+		for (name_end = elem; name_end < elem_end && *name_end != ';' &&
+		     *name_end != ' ' && *name_end != '\t'; name_end++)
+			;
+		if ((size_t)(name_end - elem) == cl &&
+		    !strncasecmp(elem, coding, cl))
+			return !q_zero(name_end, elem_end);
+		if (name_end - elem == 1 && *elem == '*')
+			star = !q_zero(name_end, elem_end);
+	}
+	return star == 1;
 }
 
 /* A decimal number of at most 18 digits at *@p (before @end), moved past */

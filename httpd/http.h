@@ -38,6 +38,8 @@ struct http_request {
 	size_t range_len;
 	const char *if_range;		/* and of If-Range */
 	size_t if_range_len;
+	const char *accept_encoding;	/* and of Accept-Encoding */
+	size_t accept_encoding_len;
 	size_t head_len;	/* bytes up to and including the blank line */
 };
 
@@ -79,6 +81,13 @@ size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size);
  */
 bool http_etag_match(const char *list, size_t len, const char *etag,
 		     size_t etag_len);
+
+/*
+ * Whether the Accept-Encoding value @ae (@len bytes; NULL: none) takes the
+ * content coding @coding: named, or matched by "*", with a q-value that is
+ * not 0 (RFC 9110 12.5.3)
+ */
+bool http_accepts(const char *ae, size_t len, const char *coding);
 
 /*
  * What a Range header (@spec, @len bytes) asks of a file of @size bytes

@@ -57,6 +57,9 @@ static void usage(FILE *f, int status)
 "                         longer than this to arrive (default 10000)\n"
 "      --send-timeout MS  close a connection whose client takes longer than\n"
 "                         this to take one part of a response (default 30000)\n"
+"      --precompressed    serve FILE.br or FILE.gz, when it is there and the\n"
+"                         request's Accept-Encoding takes it, for FILE, as\n"
+"                         nginx's gzip_static (off by default, as there)\n"
 "      --file-cache N     files each thread keeps open in its table, with\n"
 "                         their size and mtime, to answer requests for them\n"
 "                         without opening them (default 256; 0: none)\n"
@@ -124,7 +127,7 @@ void parse_options(int argc, char **argv)
 {
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
-		O_VALID, O_STOCK, O_RECV, O_FLUSH,
+		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -145,6 +148,7 @@ void parse_options(int argc, char **argv)
 		{ "log-flush", required_argument, NULL, O_FLUSH },
 		{ "no-defer", no_argument, NULL, O_NODEFER },
 		{ "stock", no_argument, NULL, O_STOCK },
+		{ "precompressed", no_argument, NULL, O_PRECOMP },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -200,6 +204,7 @@ void parse_options(int argc, char **argv)
 							INT_MAX); break;
 		case O_NODEFER: opt.defer = false; break;
 		case O_STOCK: opt.stock = true; break;
+		case O_PRECOMP: opt.precompressed = true; break;
 		case O_STATS: opt.stats = true; break;
 		case 'h': usage(stdout, 0); break;
 		default:	/* getopt_long() said which */

@@ -377,6 +377,14 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	http_put_str(&o, "\r\nETag: ");
 	http_put(&o, etag, etag_len);
 	http_put_str(&o, "\r\nAccept-Ranges: bytes\r\n");
+	if (c->rq.variant) {
+		http_put_str(&o, "Content-Encoding: ");
+		http_put_str(&o, c->rq.variant->coding);
+		http_put_str(&o, "\r\n");
+	}
+	/* the answer depends on Accept-Encoding, for every file */
+	if (opt.precompressed)
+		http_put_str(&o, "Vary: Accept-Encoding\r\n");
 	if (not_modified(&c->rq.hr, mtime, etag, etag_len)) {
 		*o.p = '\0';
 		write_head(w, c, 304, NULL, 0, extra);

@@ -319,6 +319,56 @@ static int open_status(int err)
 	}
 }
 
+/* What --precompressed looks for beside FILE, in this order */
+static const struct variant variants[] = {
+	{ ".br", "br" },
+	{ ".gz", "gzip" },
+};
+#define NR_VARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
+/*
+ * The next precompressed variant of c->path that the request accepts,
+ * after c->rq.variant: c->path gets its suffix. False, with c->path the
+ * request's path again, when there is none left (or none is looked for).
+ */
+static bool next_variant(struct conn *c)
+{
+	int i = c->rq.variant ? c->rq.variant - variants + 1 : 0;
+
+	c->path[c->rq.path_len] = '\0';
+	c->rq.variant = NULL;
+	if (!opt.precompressed || c->rq.dir_slash ||
+	    c->rq.path_len + 4 > sizeof(c->path))
+		return false;
+	for (; i < NR_VARIANTS; i++)
+		if (http_accepts(c->rq.hr.accept_encoding,
+				 c->rq.hr.accept_encoding_len,
+				 variants[i].coding)) {
+			c->rq.variant = &variants[i];
+			strcpy(c->path + c->rq.path_len, variants[i].suffix);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Serve c->path, from the cache or by opening it: first the variants the
+ * request accepts, each until one is there, then the file itself.
+ */
+static void open_variant_or_file(struct worker *w, struct conn *c)
+{
+	bool variant = next_variant(c);
+
+	if (cache_lookup(w, c)) {
+		c->path[c->rq.path_len] = '\0';
+		serve_file(w, c, c->path);
+		return;
+	}
+	c->fslot = c->slot_a;
+	open_stat(w, c, SLOT_ROOT, c->path, c->fslot,
+		  variant ? PH_VARIANT : PH_OPEN);
+}
+
 static void handle_request(struct worker *w, struct conn *c)
 {
 	int ret;
@@ -340,12 +390,8 @@ static void handle_request(struct worker *w, struct conn *c)
 		respond_error(w, c, ret);
 		return;
 	}
-	if (cache_lookup(w, c)) {
-		serve_file(w, c, c->path);
-		return;
-	}
-	c->fslot = c->slot_a;
-	open_stat(w, c, SLOT_ROOT, c->path, c->fslot, PH_OPEN);
+	c->rq.path_len = strlen(c->path);
+	open_variant_or_file(w, c);
 }
 
 /* Parse what the buffer holds: answer a whole request, or read more. */
@@ -509,6 +555,15 @@ static void on_open(struct worker *w, struct conn *c)
 	bool index = c->phase == PH_INDEX;
 	int mode = c->rq.stx.stx_mode & S_IFMT;
 
+	/* a variant that is not there, or not a regular file: the next */
+	if (c->phase == PH_VARIANT &&
+	    (c->rq.open_res < 0 || c->rq.statx_res < 0 || mode != S_IFREG)) {
+		if (c->rq.open_res >= 0)
+			close_slot(w, c, c->fslot);
+		open_variant_or_file(w, c);
+		return;
+	}
+
 	if (c->rq.open_res < 0) {
 		if (index && c->rq.open_res == -ENOENT) {
 			list_directory(w, c);
@@ -552,6 +607,7 @@ static void on_open(struct worker *w, struct conn *c)
 		if (old >= 0)
 			close_slot(w, c, old);
 	}
+	c->path[c->rq.path_len] = '\0';	/* a variant's type is its file's */
 	serve_file(w, c, index ? "index.html" : c->path);
 }
 
@@ -598,6 +654,7 @@ static void advance(struct worker *w, struct conn *c)
 		on_recv(w, c);
 		break;
 	case PH_OPEN:
+	case PH_VARIANT:
 	case PH_INDEX:
 		on_open(w, c);
 		break;

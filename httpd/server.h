@@ -107,6 +107,7 @@ struct options {
 	unsigned int cache_files;	/* per thread; 0: no open-file cache */
 	unsigned int cache_valid_ms;
 	bool stock;			/* as if without the nofd series */
+	bool precompressed;		/* FILE.br, FILE.gz for FILE */
 };
 
 extern struct options opt;
@@ -142,8 +143,8 @@ enum op {
 };
 
 enum phase {
-	PH_FREE, PH_RECV, PH_OPEN, PH_INDEX, PH_DENTS, PH_INSTALL, PH_PIPE,
-	PH_SEND, PH_CLOSE,
+	PH_FREE, PH_RECV, PH_OPEN, PH_VARIANT, PH_INDEX, PH_DENTS, PH_INSTALL,
+	PH_PIPE, PH_SEND, PH_CLOSE,
 };
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
@@ -200,11 +201,24 @@ struct request {
 	bool no_body;			/* HEAD, or an error's answer to one */
 	bool use_read;			/* this body: READ+SEND */
 	bool dir_slash;
+	/*
+	 * --precompressed: the variant c->path names now (c->path is the
+	 * request's path, path_len bytes, and the variant's suffix), NULL
+	 * for the file itself
+	 */
+	const struct variant *variant;
+	size_t path_len;
 	/* the response */
 	int status;
 	uint64_t file_off, file_left;
 	uint64_t chain_body;		/* body bytes the chain in flight moves */
 	uint64_t sent;			/* body bytes sent, for the log */
+};
+
+/* A precompressed variant of a file: FILE.br, FILE.gz (serve.c) */
+struct variant {
+	const char *suffix;
+	const char *coding;		/* its Content-Encoding */
 };
 
 /* A connection: its socket's slot, its buffers, and the request in hand. */
