@@ -13,15 +13,12 @@
 
 static char buf[65536];
 
-/* The status of GET (or HEAD) @path with the header lines @headers */
+/* The status of GET (or HEAD) /hello.txt with the header lines @headers */
 static int get_with(int port, const char *method, const char *headers,
 		    struct hc_resp *r)
 {
-	char req[1024];
-
-	snprintf(req, sizeof(req), "%s /hello.txt HTTP/1.1\r\nHost: t\r\n%s"
-		 "Connection: close\r\n\r\n", method, headers);
-	return hc_request(port, req, buf, sizeof(buf), r);
+	return hc_request_with(port, method, "/hello.txt", headers, buf,
+			       sizeof(buf), r);
 }
 
 /* nginx's tag of @file, as stat(2) describes it */

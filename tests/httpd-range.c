@@ -38,11 +38,8 @@ static const struct want cases[] = {
 static int get(int port, const char *method, const char *headers,
 	       struct hc_resp *r)
 {
-	char req[512];
-
-	snprintf(req, sizeof(req), "%s /f.bin HTTP/1.1\r\nHost: t\r\n%s"
-		 "Connection: close\r\n\r\n", method, headers);
-	return hc_request(port, req, buf, sizeof(buf), r);
+	return hc_request_with(port, method, "/f.bin", headers, buf,
+			       sizeof(buf), r);
 }
 
 static void check_case(int port, const struct want *w, const char *mode)

@@ -278,6 +278,21 @@ static inline int hc_request(int port, const char *req, char *buf,
 }
 
 /* GET @path with Connection: close; the status. */
+/*
+ * @method @path with the header lines @headers ("Name: value\r\n" each,
+ * "" for none) and Connection: close
+ */
+static inline int hc_request_with(int port, const char *method,
+				  const char *path, const char *headers,
+				  char *buf, size_t size, struct hc_resp *r)
+{
+	char req[4096];
+
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: t\r\n%s"
+		 "Connection: close\r\n\r\n", method, path, headers);
+	return hc_request(port, req, buf, size, r);
+}
+
 static inline int hc_get(int port, const char *path, char *buf,
 			   size_t size, struct hc_resp *r)
 {
