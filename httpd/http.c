@@ -106,6 +106,11 @@ static int parse_header(const char *p, const char *eol,
 			*conn = 1;
 	} else if (IS("If-Modified-Since")) {
 		req->if_modified_since = http_parse_date(v, n);
+	} else if (IS("If-Match")) {
+		req->if_match = v;
+		req->if_match_len = n;
+	} else if (IS("If-Unmodified-Since")) {
+		req->if_unmodified_since = http_parse_date(v, n);
 	} else if (IS("If-None-Match")) {
 		req->if_none_match = v;
 		req->if_none_match_len = n;
@@ -139,7 +144,7 @@ int http_parse(const char *buf, size_t len, struct http_request *req)
 	int conn = -1, ret;
 
 	memset(req, 0, sizeof(*req));
-	req->if_modified_since = -1;
+	req->if_modified_since = req->if_unmodified_since = -1;
 	/* RFC 9112 2.2: ignore empty lines before the request line */
 	while (end - p >= 2 && p[0] == '\r' && p[1] == '\n')
 		p += 2;
@@ -268,6 +273,7 @@ const char *http_reason(int status)
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
 	case 413: return "Content Too Large";
+	case 412: return "Precondition Failed";
 	case 414: return "URI Too Long";
 	case 416: return "Range Not Satisfiable";
 	case 431: return "Request Header Fields Too Large";
@@ -309,8 +315,13 @@ const char *http_content_type(const char *path)
 		{ "mp4", "video/mp4" },
 		{ "webm", "video/webm" },
 	};
-	const char *slash = strrchr(path, '/');
-	const char *dot = strrchr(slash ? slash : path, '.');
+	const char *name = strrchr(path, '/');
+	const char *dot;
+
+	name = name ? name + 1 : path;
+	dot = strrchr(name, '.');
+	if (dot == name)	/* ".html": a name, not an extension */
+		dot = NULL;
 
 	if (dot)
 		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -340,12 +351,13 @@ size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size)
 }
 
 bool http_etag_match(const char *list, size_t len, const char *etag,
-		     size_t etag_len)
+		     size_t etag_len, bool weak)
 {
 	const char *p = list, *end = list + len;
 
 	while (p < end) {
 		const char *tag;
+		bool is_weak = false;
 
 		while (p < end && (*p == ' ' || *p == '\t' || *p == ','))
 			p++;
@@ -353,15 +365,18 @@ bool http_etag_match(const char *list, size_t len, const char *etag,
 			break;
 		if (*p == '*')
 			return true;
-		if (end - p >= 2 && p[0] == 'W' && p[1] == '/')
+		if (end - p >= 2 && p[0] == 'W' && p[1] == '/') {
 			p += 2;
+			is_weak = true;
+		}
 		tag = p;
 		if (p < end && *p == '"') {
 			const char *close = memchr(p + 1, '"', end - p - 1);
 
 			p = close ? close + 1 : end;
 		}
-		if ((size_t)(p - tag) == etag_len && !memcmp(tag, etag, etag_len))
+		if ((size_t)(p - tag) == etag_len && !memcmp(tag, etag, etag_len) &&
+		    (weak || !is_weak))
 			return true;
 		/* not a quoted tag: skip to the next comma */
 		while (p < end && *p != ',')
@@ -417,15 +432,21 @@ bool http_accepts(const char *ae, size_t len, const char *coding)
 	return star == 1;
 }
 
-/* A decimal number of at most 18 digits at *@p (before @end), moved past */
+/*
+ * A decimal number at *@p (before @end), moved past; one past what 64 bits
+ * hold is UINT64_MAX, which is past the end of any file
+ */
 static bool range_number(const char **p, const char *end, uint64_t *v)
 {
 	const char *start = *p;
 
 	*v = 0;
-	while (*p < end && isdigit((unsigned char)**p) && *p - start < 18)
-		*v = *v * 10 + (*(*p)++ - '0');
-	return *p > start && (*p == end || !isdigit((unsigned char)**p));
+	for (; *p < end && isdigit((unsigned char)**p); (*p)++) {
+		unsigned int d = **p - '0';
+
+		*v = *v > (UINT64_MAX - d) / 10 ? UINT64_MAX : *v * 10 + d;
+	}
+	return *p > start;
 }
 
 enum http_range http_range(const char *spec, size_t len, uint64_t size,
@@ -440,8 +461,11 @@ enum http_range http_range(const char *spec, size_t len, uint64_t size,
 	for (p += 6;;) {
 		uint64_t first, last;
 
-		while (p < end && (*p == ' ' || *p == '\t'))
+		/* empty elements of the list are skipped (RFC 9110 5.6.1) */
+		while (p < end && (*p == ' ' || *p == '\t' || *p == ','))
 			p++;
+		if (p == end && ranges)
+			break;
 		if (p < end && *p == '-') {		/* -suffix */
 			p++;
 			if (!range_number(&p, end, &last))
@@ -470,7 +494,7 @@ enum http_range http_range(const char *spec, size_t len, uint64_t size,
 			p++;
 		if (p == end)
 			break;
-		if (*p++ != ',')
+		if (*p != ',')
 			return HTTP_RANGE_ALL;
 	}
 	if (!satisfiable)

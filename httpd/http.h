@@ -32,6 +32,9 @@ struct http_request {
 	bool has_host;
 	bool has_body;		/* Content-Length > 0 or Transfer-Encoding */
 	time_t if_modified_since;	/* -1 when absent or unparsable */
+	time_t if_unmodified_since;	/* the same */
+	const char *if_match;		/* its value, NULL when absent: */
+	size_t if_match_len;		/* ...if_match_len bytes */
 	const char *if_none_match;	/* its value, NULL when absent: */
 	size_t if_none_match_len;	/* ...if_none_match_len bytes */
 	const char *range;		/* the same of Range */
@@ -75,12 +78,14 @@ const char *http_content_type(const char *path);
 size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size);
 
 /*
- * Whether the If-None-Match value @list (@len bytes: "*" or a list of
- * entity tags) matches @etag (@etag_len bytes) by the weak comparison
- * that RFC 9110 13.1.2 asks for: "W/" prefixes are ignored.
+ * Whether the If-Match or If-None-Match value @list (@len bytes: "*" or a
+ * list of entity tags) matches @etag (@etag_len bytes, a strong tag): by
+ * the weak comparison (@weak: If-None-Match, RFC 9110 13.1.2), where a
+ * "W/" prefix is ignored, or by the strong one (If-Match, 13.1.1), where a
+ * weak tag matches nothing.
  */
 bool http_etag_match(const char *list, size_t len, const char *etag,
-		     size_t etag_len);
+		     size_t etag_len, bool weak);
 
 /*
  * Whether the Accept-Encoding value @ae (@len bytes; NULL: none) takes the

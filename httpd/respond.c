@@ -78,7 +78,8 @@ static void error_page(struct worker *w, struct conn *c, int status,
 			 "<h1>%d %s</h1></body></html>\n", status,
 			 http_reason(status), status, http_reason(status));
 
-	if (status != 403 && status != 404 && status != 405 && status != 416)
+	if (status != 403 && status != 404 && status != 405 && status != 412 &&
+	    status != 416)
 		c->keepalive = false;
 	write_head(w, c, status, "text/html", n, extra);
 	if (!c->rq.no_body && c->out_len + n < OUT_MAX) {
@@ -315,16 +316,28 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 }
 
 /*
- * Whether the client's copy is current: If-None-Match, when the request
- * has one, decides alone (RFC 9110 13.2.2), else If-Modified-Since.
+ * The preconditions of a GET or HEAD, in RFC 9110 13.2.2's order: 412 when
+ * If-Match names no version of this file by the strong comparison (or,
+ * without it, If-Unmodified-Since is older than the file), 304 when the
+ * client's copy is current (If-None-Match decides alone when the request
+ * has it, else If-Modified-Since), 0 to answer.
  */
-static bool not_modified(const struct http_request *hr, time_t mtime,
+static int preconditions(const struct http_request *hr, time_t mtime,
 			 const char *etag, size_t etag_len)
 {
+	if (hr->if_match) {
+		if (!http_etag_match(hr->if_match, hr->if_match_len, etag,
+				     etag_len, false))
+			return 412;
+	} else if (hr->if_unmodified_since >= 0 &&
+		   mtime > hr->if_unmodified_since) {
+		return 412;
+	}
 	if (hr->if_none_match)
 		return http_etag_match(hr->if_none_match, hr->if_none_match_len,
-				       etag, etag_len);
-	return hr->if_modified_since >= 0 && mtime <= hr->if_modified_since;
+				       etag, etag_len, true) ? 304 : 0;
+	return hr->if_modified_since >= 0 && mtime <= hr->if_modified_since ?
+	       304 : 0;
 }
 
 /*
@@ -370,7 +383,27 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	uint64_t size = c->rq.stx.stx_size, start = 0, n = size;
 	size_t etag_len = http_etag(etag, mtime, size);
 	enum http_range range = HTTP_RANGE_ALL;
+	int status;
 
+	/* the answer depends on Accept-Encoding, for every file */
+	if (opt.precompressed)
+		http_put_str(&o, "Vary: Accept-Encoding\r\n");
+	status = preconditions(&c->rq.hr, mtime, etag, etag_len);
+	if (status == 412) {
+		*o.p = '\0';
+		error_page(w, c, 412, extra);
+		return;
+	}
+	if (status != 304 && range_applies(&c->rq.hr, mtime, etag, etag_len))
+		range = http_range(c->rq.hr.range, c->rq.hr.range_len, size,
+				   &start, &n);
+	if (range == HTTP_RANGE_UNSATISFIABLE) {
+		/* of the file, not of the error page: no validators */
+		put_content_range(&o, 0, 0, size);
+		*o.p = '\0';
+		error_page(w, c, 416, extra);
+		return;
+	}
 	http_date(mtime, date);
 	http_put_str(&o, "Last-Modified: ");
 	http_put(&o, date, HTTP_DATE_LEN - 1);
@@ -382,22 +415,10 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 		http_put_str(&o, c->rq.variant->coding);
 		http_put_str(&o, "\r\n");
 	}
-	/* the answer depends on Accept-Encoding, for every file */
-	if (opt.precompressed)
-		http_put_str(&o, "Vary: Accept-Encoding\r\n");
-	if (not_modified(&c->rq.hr, mtime, etag, etag_len)) {
+	if (status == 304) {
 		*o.p = '\0';
 		write_head(w, c, 304, NULL, 0, extra);
 		send_out(w, c, NULL, 0);
-		return;
-	}
-	if (range_applies(&c->rq.hr, mtime, etag, etag_len))
-		range = http_range(c->rq.hr.range, c->rq.hr.range_len, size,
-				   &start, &n);
-	if (range == HTTP_RANGE_UNSATISFIABLE) {
-		put_content_range(&o, 0, 0, size);
-		*o.p = '\0';
-		error_page(w, c, 416, extra);
 		return;
 	}
 	if (range == HTTP_RANGE_ONE)

@@ -337,7 +337,9 @@ static bool next_variant(struct conn *c)
 
 	c->path[c->rq.path_len] = '\0';
 	c->rq.variant = NULL;
-	if (!opt.precompressed || c->rq.dir_slash ||
+	/* not for the root, "." (a directory, whose index is not looked up
+	 * in variants) */
+	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, ".") ||
 	    c->rq.path_len + 4 > sizeof(c->path))
 		return false;
 	for (; i < NR_VARIANTS; i++)

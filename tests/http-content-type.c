@@ -40,6 +40,7 @@ static const struct {
 	{ "noext", "application/octet-stream" },
 	{ "dir.html/file", "application/octet-stream" },
 	{ ".hidden", "application/octet-stream" },
+	{ "dir/.html", "application/octet-stream" },
 };
 
 int main(void)

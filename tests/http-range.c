@@ -3,9 +3,10 @@
  * Description: nofd-httpd's reading of a Range header (httpd/http.c's
  * http_range()) for a file of 1000 bytes, by RFC 9110 14.1.2: first-last,
  * first- and -suffix ranges, a last byte or a suffix past the end cut at
- * it, a first byte past it or a zero suffix unsatisfiable (and every range
- * of an empty file), several ranges answered with the whole file, and any
- * header that is not a valid "bytes=" set ignored (the whole file).
+ * it (also past 64 bits), a first byte past it or a zero suffix
+ * unsatisfiable (and every range of an empty file), empty list elements
+ * skipped, several ranges answered with the whole file, and any header
+ * that is not a valid "bytes=" set ignored (the whole file).
  */
 #include "test.h"
 #include "../httpd/http.c"
@@ -39,9 +40,14 @@ static const struct {
 	{ "bytes=-", 1000, HTTP_RANGE_ALL, 0, 0 },
 	{ "bytes=a-b", 1000, HTTP_RANGE_ALL, 0, 0 },
 	{ "bytes=0-5,x", 1000, HTTP_RANGE_ALL, 0, 0 },
-	{ "bytes=1-2,", 1000, HTTP_RANGE_ALL, 0, 0 },
+	{ "bytes=1-2,", 1000, HTTP_RANGE_ONE, 1, 2 },
+	{ "bytes=,1-2", 1000, HTTP_RANGE_ONE, 1, 2 },
+	{ "bytes=, ,", 1000, HTTP_RANGE_ALL, 0, 0 },
 	{ "bytes=0x10-", 1000, HTTP_RANGE_ALL, 0, 0 },
-	{ "bytes=99999999999999999999-", 1000, HTTP_RANGE_ALL, 0, 0 },
+	{ "bytes=99999999999999999999-", 1000, HTTP_RANGE_UNSATISFIABLE, 0, 0 },
+	{ "bytes=0-99999999999999999999", 1000, HTTP_RANGE_ONE, 0, 1000 },
+	{ "bytes=-99999999999999999999", 1000, HTTP_RANGE_ONE, 0, 1000 },
+	{ "bytes=0000000000000000000005-9", 1000, HTTP_RANGE_ONE, 5, 5 },
 	{ "items=0-5", 1000, HTTP_RANGE_ALL, 0, 0 },
 	{ "bytes 0-5", 1000, HTTP_RANGE_ALL, 0, 0 },
 };

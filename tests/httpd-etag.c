@@ -5,7 +5,10 @@
  * as RFC 9110 says: 304 when a tag of the list matches by the weak
  * comparison (a "W/" prefix ignored) or the list is "*", 200 otherwise;
  * If-None-Match decides alone when the request has it, If-Modified-Since
- * only when it does not; a changed file gets another tag.
+ * only when it does not; If-Match (by the strong comparison: a weak tag
+ * matches nothing) and If-Unmodified-Since are 412 when they do not hold,
+ * If-Match deciding when the request has both; a changed file gets
+ * another tag.
  */
 #include "httpd.h"
 
@@ -92,6 +95,28 @@ int main(void)
 		 "If-Modified-Since: %s\r\n", tag, old);
 	t_check_res(get_with(srv.port, "GET", h, &r), 304,
 		    "a match with If-Modified-Since an hour old is 304");
+
+	/* If-Match and If-Unmodified-Since */
+	snprintf(h, sizeof(h), "If-Match: \"x\", %s\r\n", tag);
+	t_check_res(get_with(srv.port, "GET", h, &r), 200,
+		    "If-Match of its tag is 200");
+	t_check_res(get_with(srv.port, "GET", "If-Match: *\r\n", &r), 200,
+		    "If-Match * is 200");
+	t_check_res(get_with(srv.port, "GET", "If-Match: \"other\"\r\n", &r),
+		    412, "If-Match of another tag is 412");
+	snprintf(h, sizeof(h), "If-Match: W/%s\r\n", tag);
+	t_check_res(get_with(srv.port, "GET", h, &r), 412,
+		    "If-Match of its tag as a weak one is 412");
+	snprintf(h, sizeof(h), "If-Unmodified-Since: %s\r\n", old);
+	t_check_res(get_with(srv.port, "GET", h, &r), 412,
+		    "If-Unmodified-Since an hour before its mtime is 412");
+	snprintf(h, sizeof(h), "If-Unmodified-Since: %s\r\n", lm);
+	t_check_res(get_with(srv.port, "GET", h, &r), 200,
+		    "If-Unmodified-Since its mtime is 200");
+	snprintf(h, sizeof(h), "If-Match: %s\r\nIf-Unmodified-Since: %s\r\n",
+		 tag, old);
+	t_check_res(get_with(srv.port, "GET", h, &r), 200,
+		    "If-Match of its tag decides over If-Unmodified-Since");
 
 	/* a changed file: another tag, and the old one no longer matches */
 	t_write_file(ROOT "/hello.txt", "hello, world, again\n", 20);

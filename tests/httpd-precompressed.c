@@ -6,8 +6,10 @@
  * Content-Encoding, FILE's Content-Type and Vary: Accept-Encoding (on
  * every file response), ranges and ETags of its own; FILE itself
  * otherwise. Served twice, from the open-file cache the second time, it
- * is the same. Without the option (the default, as nginx's gzip_static)
- * FILE is served whatever the request accepts.
+ * is the same. A range past the end of a variant is a 416 without its
+ * Content-Encoding (the body is the error page), and the root is never
+ * looked up as "..gz". Without the option (the default, as nginx's
+ * gzip_static) FILE is served whatever the request accepts.
  */
 #include "httpd.h"
 
@@ -80,6 +82,8 @@ int main(void)
 	t_write_file(ROOT "/c.js", "plain-c\n", 8);
 	t_write_file(ROOT "/d.html", "plain-d\n", 8);
 	mkdir(ROOT "/d.html.gz", 0755);	/* not a regular file: not served */
+	t_write_file(ROOT "/..gz", "GZ-root", 7);
+	t_write_file(ROOT "/index.html", "index\n", 6);
 
 	for (int on = 0; on < 2; on++) {
 		const char *argv[] = { "-n", on ? "--precompressed" : NULL, NULL };
@@ -108,6 +112,19 @@ int main(void)
 				 (unsigned long long)st.st_size);
 			t_check(hc_header(&r, "ETag", v, sizeof(v)) &&
 				!strcmp(v, etag), "the variant's ETag %s", etag);
+			t_check_res(hc_request_with(h.port, "GET", "/a.txt",
+						    "Accept-Encoding: gzip\r\n"
+						    "Range: bytes=100-\r\n", buf,
+						    sizeof(buf), &r),
+				    416, "a range past the variant's end");
+			t_check(!hc_header(&r, "Content-Encoding", v, sizeof(v)),
+				"...the 416's page has no Content-Encoding");
+			t_check_res(hc_request_with(h.port, "GET", "/.",
+						    "Accept-Encoding: gzip\r\n",
+						    buf, sizeof(buf), &r),
+				    200, "GET /. with gzip");
+			t_check(r.body_len == 6 && !memcmp(r.body, "index\n", 6),
+				"...is the root's index.html, not ..gz");
 		}
 		t_check_res(httpd_stop(&h, SIGTERM), 0,
 			    "%s: SIGTERM: the server exits 0", what);
