@@ -377,7 +377,7 @@ static void put_content_range(struct http_out *o, uint64_t start, uint64_t n,
 
 void serve_file(struct worker *w, struct conn *c, const char *name)
 {
-	char extra[256], date[HTTP_DATE_LEN], etag[HTTP_ETAG_MAX];
+	char extra[320], date[HTTP_DATE_LEN], etag[HTTP_ETAG_MAX];
 	struct http_out o = { extra, extra + sizeof(extra) - 1 };
 	time_t mtime = c->rq.stx.stx_mtime.tv_sec;
 	uint64_t size = c->rq.stx.stx_size, start = 0, n = size;
