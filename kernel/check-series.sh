@@ -12,23 +12,28 @@
 #
 # --no-build stops after checkpatch and git am: each topic alone, then
 # the stack (a few minutes).
+# --topic NN-NAME checks that topic alone (checkpatch of its patches,
+# git am onto the pinned tree plus its needs, the build, W=1 and sparse),
+# and not the stack: to finish a run that stopped there, or to check one
+# topic after a change to it.
 # --layout checks only, in a second, that kernel/patches/ is well formed:
 # each topic folder has its cover.txt, cover letter and series file, the
 # series file lists exactly its patches, Needs: names earlier topics, and
 # every topic has the same base-commit.
 #
-#   kernel/check-series.sh [--quick | --no-build | --layout]
+#   kernel/check-series.sh [--quick | --no-build | --layout | --topic NN-NAME]
 #                          (hours on 2 cores: each topic that changes
 #                          include/linux/fs.h rebuilds the tree)
 set -euo pipefail
 
-usage="usage: kernel/check-series.sh [--quick | --no-build | --layout]"
-quick=0 build=1
+usage="usage: kernel/check-series.sh [--quick | --no-build | --layout | --topic NN-NAME]"
+quick=0 build=1 only=
 case ${1:-} in
 -h|--help) echo "$usage"; exit 0 ;;
 --quick) quick=1 ;;
 --no-build) build=0 ;;
 --layout) ;;
+--topic) only=${2:?$usage} ;;
 "") ;;
 *) echo "$usage" >&2; exit 2 ;;
 esac
@@ -73,6 +78,12 @@ work=${NOFD_CACHE:-/var/cache/nofd}/series-check
 src=$work/src obj=$work/obj
 mapfile -t topics < <(nofd_topics)
 mapfile -t all < <(nofd_patches)
+if [ -n "$only" ]; then
+	t=$(dirname "${topics[0]}")/$only
+	[ -d "$t" ] || { echo "check-series: no topic $only" >&2; exit 2; }
+	topics=("$t")
+	mapfile -t all < <(nofd_topic_patches "$t")
+fi
 [ ${#all[@]} -gt 0 ] || { echo "check-series: the series is empty"; exit 0; }
 am() { git -c user.name=check -c user.email=check@localhost am -q "$@"; }
 say() { echo "check-series: $*"; }
@@ -148,6 +159,11 @@ for t in "${topics[@]}"; do
 	say "$name: applies alone (needs: $(nofd_topic_needs "$t" | xargs -r -n1 basename | xargs)), builds, no new W=1/sparse warning in ${#files[@]} files"
 done
 
+if [ -n "$only" ]; then
+	rm -rf "$work"
+	say "$only: checkpatch, git am alone, builds, no new warnings (the stack not checked)"
+	exit 0
+fi
 git checkout -q -B check/stack nofd-base
 for t in "${topics[@]}"; do
 	mapfile -t p < <(nofd_topic_patches "$t")
