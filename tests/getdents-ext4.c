@@ -49,11 +49,6 @@ static struct timespec atime_of(const char *dir)
 	return st.st_atim;
 }
 
-static bool later(struct timespec a, struct timespec b)
-{
-	return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
-}
-
 /*
  * Whether relatime would leave @dir's atime as it is: it is newer than
  * its mtime and ctime. A read right after the directory changed may give
@@ -65,7 +60,8 @@ static bool atime_current(const char *dir)
 	struct stat st;
 
 	t_assert(!stat(dir, &st), "stat %s", dir);
-	return later(st.st_atim, st.st_mtim) && later(st.st_atim, st.st_ctim);
+	return t_ts_after(st.st_atim, st.st_mtim) &&
+	       t_ts_after(st.st_atim, st.st_ctim);
 }
 
 /* FAN_ACCESS events waiting on @fan, read without blocking. */

@@ -84,12 +84,6 @@ static void cold_case(const char *path, enum sf_way way, bool cold)
 		sf_way_names[way]);
 }
 
-static bool ts_after(struct timespec a, struct timespec b)
-{
-	return a.tv_sec > b.tv_sec ||
-	       (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
-}
-
 /*
  * A cached file written since it was last read: its atime is due (relatime)
  * and updating it on ext4 starts a journal handle, which may wait. Each way
@@ -107,7 +101,7 @@ static void atime_due(const char *path, enum sf_way way)
 	usleep(10000);
 	got = send_file(path, way, false, &res, &workers);
 	t_assert(!stat(path, &after), "stat");
-	t_check(res == SIZE && got == SIZE && ts_after(after.st_atim,
+	t_check(res == SIZE && got == SIZE && t_ts_after(after.st_atim,
 						       before.st_atim),
 		"ext4, atime due: %s sends it all and updates the atime",
 		sf_way_names[way]);
