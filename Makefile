@@ -206,7 +206,8 @@ fuzz: kernel-debug initramfs $(HOST)
 # (profile/run.sh): RUNS boots of the fast guest under -icount with the
 # insn-prof plugin, boot k doing k * OPS operations; the TOP costliest
 # functions per operation. The jobs are bench-run's (bench/bench-run.c).
-# HTTPD=S,L: server S of make demo's list under its load L instead, for k
+# HTTPD=SERVER,LOAD: a server of make demo's under one of its loads instead,
+# by name (HTTPD=nginx-ofc,1k-close; profile/run.sh lists them), for k
 # seconds of guest time in boot k (profile/run.sh says which is which).
 WORKLOAD ?= files
 MODE ?= direct
@@ -243,7 +244,7 @@ help:
 	@echo "make fuzz          the SQE fuzzer on the debug kernel (SECONDS=, ROUNDS=,"
 	@echo "                   SEED=, STOCK=1, NODRAIN=1)"
 	@echo "make profile       where one job's instructions go (WORKLOAD= MODE="
-	@echo "                   PARAM=, or HTTPD=S,L)"
+	@echo "                   PARAM=, or HTTPD=SERVER,LOAD)"
 	@echo "make deps          what the others fetch and install first"
 	@echo "make kernel-fast, make kernel-debug, make initramfs, make all"
 	@echo "                   the pieces; make liburing (the liburing series);"

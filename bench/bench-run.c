@@ -46,9 +46,10 @@
  * about speed). --native leaves out the jobs that need the nofd kernel.
  * --job runs one job once, with N operations (per thread; walk: a tree of
  * N files in N / 10 directories), and nothing else: what profile/run.sh
- * profiles. It adds the file job.csv, one row
- * "job,WORKLOAD,MODE,PARAM,OPS,CPU_S,WQ_CPU_S": WQ_CPU_S is the part of
- * CPU_S io-wq workers ran (files, conn-server).
+ * profiles. It adds the file job.csv, one row "job,NAME,OPS,CPU_NS,WQ_NS"
+ * (the row versus --job writes too): NAME is WORKLOAD-MODE-PARAM, CPU_NS
+ * the measured program's CPU time, WQ_NS the part of it io-wq workers ran
+ * (files, conn-server).
  * The programs are in $BENCH_BIN, by default /bin (the guest's).
  */
 #include <sched.h>
@@ -478,9 +479,9 @@ static void measure(int i, unsigned long div, int round)
 		   r.seconds, r.fdops, r.limit);
 	/* --job: how much of the CPU time io-wq workers ran (profile/run.sh) */
 	if (job_spec)
-		frame_line(stdout, "job.csv", "job,%s,%s,%d,%lu,%.6f,%.6f",
-			   j->workload, j->mode, j->param, r.ops, r.cpu,
-			   r.wq_cpu);
+		frame_line(stdout, "job.csv", "job,%s-%s-%d,%lu,%.0f,%.0f",
+			   j->workload, j->mode, j->param, r.ops, r.cpu * 1e9,
+			   r.wq_cpu * 1e9);
 	if (r.ops && measured[i] < MAX_ROUNDS)
 		per_op[i][measured[i]++] = r.cpu / r.ops;
 }

@@ -4,20 +4,23 @@
 #
 #   profile/run.sh --kernel IMAGE --job WORKLOAD,MODE,PARAM [--ops N]
 #                  [--runs K] [--top T] [--out DIR]
-#   profile/run.sh --kernel IMAGE --httpd S,L [--seconds D]
+#   profile/run.sh --kernel IMAGE --httpd SERVER,LOAD [--seconds D]
 #                  [--runs K] [--top T] [--out DIR]
+#   profile/run.sh --kernel IMAGE (--job ... | --httpd ...) --report
+#                  [--top T] [--out DIR]
 #
 # Boots the guest K times (default 3) with the insn-prof TCG plugin
 # (profile/insn-prof.c), running `bench-run --job WORKLOAD,MODE,PARAM
 # --ops k*N` in boot k (N default 2000); or, with --httpd, `versus
-# --job=S,L,k*Ds` in the demo's guest (server S of bench/httpd/versus.c's
-# list: 0 nofd-httpd, 1 nofd-httpd --stock, 2 nginx, 3 nginx
-# open_file_cache, 4-8 nofd-httpd's variants (4 --send splice, 8 --send
-# sendfile); under load L: 0 1 KiB keep-alive, 1 1 KiB close, 2 1 MiB
-# keep-alive, 3 10000 files of 4 KiB, 4 1 KiB over 256 connections, and
-# three loads outside the demo's table: 5 2 KiB keep-alive, 6 4 KiB close,
-# 7 16 KiB keep-alive; for k * D seconds of guest time, D default 1), where an
-# operation is a request wrk completed. Boot, set-up and exit
+# --job=SERVER,LOAD,k*Ds` in the demo's guest (SERVER: nofd (nofd-httpd),
+# nofd-stock, nginx, nginx-ofc (open_file_cache), nofd-splice, nofd-read,
+# nofd-no-defer, nofd-recv-multishot, nofd-sendfile; LOAD: 1k-keepalive,
+# 1k-close, 1m-keepalive, many-4k (10000 files of 4 KiB), 1k-256conns,
+# and three loads outside the demo's table: 2k-keepalive, 4k-close,
+# 16k-keepalive; `versus --help` lists them; for k * D seconds of guest
+# time, D default 1), where an operation is a request wrk completed.
+# --report boots nothing: it writes the report of the boots already in DIR
+# again (another --top, say). Boot, set-up and exit
 # are the same in every boot, so each difference of two consecutive boots
 # is what the operations between them cost; profile/report.c names the
 # kernel functions from the image's System.map and prints the sums of the
@@ -36,8 +39,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/kernel/lib.sh"
-usage="usage: profile/run.sh --kernel IMAGE (--job WORKLOAD,MODE,PARAM [--ops N] | --httpd S,L [--seconds D]) [--runs K] [--top T] [--out DIR]"
-kernel= job= httpd= ops=2000 seconds=1 runs=3 ntop=25 out=
+usage="usage: profile/run.sh --kernel IMAGE (--job WORKLOAD,MODE,PARAM [--ops N] | --httpd SERVER,LOAD [--seconds D]) [--runs K | --report] [--top T] [--out DIR]"
+kernel= job= httpd= ops=2000 seconds=1 runs=3 ntop=25 out= report_only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--top) ntop=$2; shift ;;
 	--out) out=$2; shift ;;
+	--report) report_only=1 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	shift
@@ -62,8 +66,8 @@ if [ -n "$httpd" ]; then
 	name=httpd-${httpd//,/-}
 	initrd=$top/build/initramfs-demo.cpio.gz
 	disk=(--disk 256)	# the site on ext4, as in make demo
-	case ${httpd%%,*} in
-	2|3) program= ;;	# nginx
+	case $httpd in
+	nginx*) program= ;;
 	*) program=nofd-httpd ;;
 	esac
 else
@@ -80,23 +84,28 @@ else
 fi
 out=${out:-$top/build/profile/$name}
 case $out in *,*) echo "profile: $out: a path with a comma" >&2; exit 2 ;; esac
-rm -rf "$out" && mkdir -p "$out"
+if [ -n "$report_only" ]; then
+	[ -f "$out/jobs.csv" ] || { echo "profile: $out has no boots to report" >&2; exit 1; }
+else
+	rm -rf "$out" && mkdir -p "$out"
+fi
 
 # The program's text symbols as profile/report.c reads a System.map, between
-# _stext and _etext: the bounds of its .text section
-user_map=()
+# _stext and _etext: the bounds of its .text section (--report: the map of
+# the program the boots ran)
 bin=$top/build/bin/$program
-if [ -n "$program" ] && [ -f "$bin" ]; then
+if [ -z "$report_only" ] && [ -n "$program" ] && [ -f "$bin" ]; then
 	read -r start size < <(objdump -h "$bin" | awk '$2 == ".text" { print $4, $3 }')
 	{
 		printf '%x T _stext\n%x T _etext\n' $((16#$start)) $((16#$start + 16#$size))
 		nm -n "$bin" | awk '$2 ~ /^[tTwW]$/'
 	} >"$out/$program.map"
-	user_map=(-u "$out/$program.map")
 fi
+user_map=()
+[ -z "$program" ] || [ ! -f "$out/$program.map" ] || user_map=(-u "$out/$program.map")
 
-counts=()
 for k in $(seq 1 "$runs"); do
+	[ -z "$report_only" ] || break
 	if [ -n "$httpd" ]; then
 		what="versus --job=$httpd,$((k * seconds))s"
 		cmd=(/bin/versus "--job=$httpd,$((k * seconds))s")
@@ -110,24 +119,29 @@ for k in $(seq 1 "$runs"); do
 		--out "$out/vm-$k" --timeout 1800 -- "${cmd[@]}"
 	tee -a "$out/jobs.csv" <"$out/vm-$k/files/job.csv" ||
 		{ echo "profile: boot $k sent no job.csv home" >&2; exit 1; }
+done
+# Each boot's row (bench-run's and versus's alike): job,NAME,OPS,CPU_NS,WQ_NS:
+# the operations it did, the measured program's CPU time (a guest ns is an
+# instruction) and the part of it io-wq workers ran ("-": not told apart)
+if ! awk -F, -v name="$name" '$1 != "job" || $2 != name { exit 1 }
+		END { exit NR < 2 }' "$out/jobs.csv"; then
+	echo "profile: $out/jobs.csv does not hold two boots of $name" >&2
+	exit 1
+fi
+counts=()
+for k in $(seq 1 "$(wc -l <"$out/jobs.csv")"); do
 	counts+=("$out/counts-$k")
 done
-# the operations each boot did: bench-run's OPS (field 5), or the requests
-# wrk completed (field 4); the measured process's CPU time is field 6
-# (seconds) or 5 (ns)
+ops_list=$(cut -d, -f3 "$out/jobs.csv" | paste -sd,)
 if [ -n "$httpd" ]; then
-	ops_list=$(cut -d, -f4 "$out/jobs.csv" | paste -sd,)
-	title="\`versus --job=$httpd,...\` ($(sed -n 1p "$out/jobs.csv" | cut -d, -f2,3); the site on an ext4 disk)"
+	title="\`versus --job=$httpd,...\` (the site on an ext4 disk)"
 else
-	ops_list=$(cut -d, -f5 "$out/jobs.csv" | paste -sd,)
 	title="\`bench-run --job $job\`"
 fi
 {
 	echo "profile of $title, $(basename "$kernel") (linux-source-7.3 $NOFD_VERSION + nofd series), -icount shift=0, $(date -u +%Y-%m-%d):"
-	# the measured process's own clocks (a guest ns is an instruction)
 	awk -F, -v httpd="${httpd:+1}" '
-		{ n[NR] = httpd ? $4 : $5; c[NR] = httpd ? $5 : $6 * 1e9
-		  w[NR] = httpd ? 0 : $7 * 1e9 }
+		{ n[NR] = $3; c[NR] = $4; w[NR] = $5 }
 		END {
 			cpu = (c[NR] - c[1]) / (n[NR] - n[1])
 			wq = (w[NR] - w[1]) / (n[NR] - n[1])

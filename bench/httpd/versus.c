@@ -17,22 +17,26 @@
  * the server held (/proc/PID/fd, sampled). ROUNDS interleaved rounds;
  * each figure is their mean, with its spread (lib/stats.h).
  *
- *   versus [--quick] [--rounds=N] [--variants] [--only=N]
- *   versus --job=S,L,DURATION
+ *   versus [--quick] [--rounds=N] [--variants] [--only=SERVER]
+ *   versus --job=SERVER,LOAD,DURATION
  *   versus --native [--prefix=DIR] [--quick] [--rounds=N]
  *   versus --nginx-conf
  *
- * --quick: one round; --only=N: servers[N] only (for debugging a server).
+ * SERVER and LOAD are the names in servers[] and loads[] (versus --help
+ * lists them): nofd, nginx-ofc, ...; 1k-keepalive, 1k-close, ...
+ * --quick: one round; --only: that server alone (for debugging a server).
  * --native: on the machine it runs on (bench/httpd/native.sh): nofd-httpd and
  * the two nginx, no syscall count, and the ratios of server CPU per
  * request taken round by round; --prefix: the binaries' paths are DIR
  * followed by the guest's (DIR/bin/nofd-httpd, DIR/usr/sbin/nginx,
  * DIR/usr/bin/wrk).
- * --job: servers[S] under loads[L] for DURATION (wrk's -d), after its
- * second of warm-up, and nothing else; sends home the file job.csv, one
- * row "job,SERVER,LOAD,REQUESTS,CPU_NS" (the requests wrk completed, the
- * server's CPU time): what `make profile` profiles (profile/run.sh
- * --httpd).
+ * --job: SERVER under LOAD for DURATION (wrk's -d), after its second of
+ * warm-up, and nothing else; sends home the file job.csv, one row
+ * "job,NAME,OPS,CPU_NS,WQ_NS" (bench-run --job's row): NAME is
+ * httpd-SERVER-LOAD, OPS the requests wrk completed, CPU_NS the server's
+ * CPU time (all its processes and threads), WQ_NS "-" (io-wq workers are
+ * not told apart): what `make profile HTTPD=SERVER,LOAD` profiles
+ * (profile/run.sh --httpd).
  * --nginx-conf: write nginx's two configurations (off.conf and on.conf in
  * the nginx directory of a new work directory, whose path it prints) and
  * nothing else, leaving them for the caller to remove: make test has
@@ -75,6 +79,7 @@
 #define MAX_PIDS 16
 
 struct server {
+	const char *id;		/* its name in --job and --only */
 	const char *name;
 	const char *addr;
 	const char *argv[20];
@@ -97,27 +102,28 @@ struct server {
 #define NGINX 2
 #define NMAIN 4
 static const struct server servers[] = {
-	{ "nofd-httpd", "127.0.0.1:8080", NOFD("8080", NULL) },
-	{ "nofd-httpd --stock", "127.0.0.1:8084",
+	{ "nofd", "nofd-httpd", "127.0.0.1:8080", NOFD("8080", NULL) },
+	{ "nofd-stock", "nofd-httpd --stock", "127.0.0.1:8084",
 	  NOFD("8084", "--stock", NULL) },
-	{ "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p", nginx_dir,
-	  "-c", nginx_off, NULL } },
-	{ "nginx open_file_cache", "127.0.0.3:8080", { "/usr/sbin/nginx", "-p",
-	  nginx_dir, "-c", nginx_on, NULL } },
-	{ "nofd-httpd --send splice", "127.0.0.1:8081",
+	{ "nginx", "nginx", "127.0.0.2:8080", { "/usr/sbin/nginx", "-p",
+	  nginx_dir, "-c", nginx_off, NULL } },
+	{ "nginx-ofc", "nginx open_file_cache", "127.0.0.3:8080", {
+	  "/usr/sbin/nginx", "-p", nginx_dir, "-c", nginx_on, NULL } },
+	{ "nofd-splice", "nofd-httpd --send splice", "127.0.0.1:8081",
 	  NOFD("8081", "--send", "splice", NULL) },
-	{ "nofd-httpd --send read", "127.0.0.1:8082",
+	{ "nofd-read", "nofd-httpd --send read", "127.0.0.1:8082",
 	  NOFD("8082", "--send", "read", NULL) },
-	{ "nofd-httpd --no-defer", "127.0.0.1:8083",
+	{ "nofd-no-defer", "nofd-httpd --no-defer", "127.0.0.1:8083",
 	  NOFD("8083", "--no-defer", NULL) },
-	{ "nofd-httpd --recv multishot", "127.0.0.1:8085",
-	  NOFD("8085", "--recv", "multishot", NULL) },
-	{ "nofd-httpd --send sendfile", "127.0.0.1:8086",
+	{ "nofd-recv-multishot", "nofd-httpd --recv multishot",
+	  "127.0.0.1:8085", NOFD("8085", "--recv", "multishot", NULL) },
+	{ "nofd-sendfile", "nofd-httpd --send sendfile", "127.0.0.1:8086",
 	  NOFD("8086", "--send", "sendfile", NULL) },
 };
 #define NSERVERS (int)(sizeof(servers) / sizeof(servers[0]))
 
 struct load {
+	const char *id;		/* its name in --job */
 	const char *name;	/* no comma: it is a field of CSV lines */
 	const char *path;	/* or, with script, wrk's Lua script */
 	bool close;
@@ -126,15 +132,16 @@ struct load {
 };
 
 static const struct load loads[] = {
-	{ "1 KiB keep-alive", "/page.html", false, 16, false },
-	{ "1 KiB close", "/page.html", true, 16, false },
-	{ "1 MiB keep-alive", "/big.bin", false, 16, false },
-	{ "10000 files of 4 KiB", many_lua, false, 16, true },
-	{ "1 KiB over 256 connections", "/page.html", false, 256, false },
+	{ "1k-keepalive", "1 KiB keep-alive", "/page.html", false, 16, false },
+	{ "1k-close", "1 KiB close", "/page.html", true, 16, false },
+	{ "1m-keepalive", "1 MiB keep-alive", "/big.bin", false, 16, false },
+	{ "many-4k", "10000 files of 4 KiB", many_lua, false, 16, true },
+	{ "1k-256conns", "1 KiB over 256 connections", "/page.html", false,
+	  256, false },
 	/* for --job only (make profile): not in the demo's table */
-	{ "2 KiB keep-alive", "/two.html", false, 16, false },
-	{ "4 KiB close", "/many/0.html", true, 16, false },
-	{ "16 KiB keep-alive", "/16k.bin", false, 16, false },
+	{ "2k-keepalive", "2 KiB keep-alive", "/two.html", false, 16, false },
+	{ "4k-close", "4 KiB close", "/many/0.html", true, 16, false },
+	{ "16k-keepalive", "16 KiB keep-alive", "/16k.bin", false, 16, false },
 };
 #define NLOADS 5	/* the demo's */
 #define NJOB_LOADS (int)(sizeof(loads) / sizeof(loads[0]))
@@ -681,8 +688,6 @@ static int run_job(int s, int l, const char *dur)
 	double cpu0, cpu1;
 	int npids, fd, status;
 
-	if (s < 0 || s >= NSERVERS || l < 0 || l >= NJOB_LOADS)
-		die("--job: no such server or load", -EINVAL);
 	pid = start_server(s, pids, &npids);
 	waitpid(start_wrk(s, l, "1s", &fd), &status, 0);	/* warm-up */
 	close(fd);
@@ -695,8 +700,8 @@ static int run_job(int s, int l, const char *dur)
 	stop_server(s, pid);
 	if (!w.requests)
 		die("--job: wrk gave no result", -EIO);
-	frame_line(stdout, "job.csv", "job,%s,%s,%ld,%.0f", servers[s].name,
-		   loads[l].name, (long)w.requests, cpu1 - cpu0);
+	frame_line(stdout, "job.csv", "job,httpd-%s-%s,%ld,%.0f,-",
+		   servers[s].id, loads[l].id, (long)w.requests, cpu1 - cpu0);
 	return 0;
 }
 
@@ -738,13 +743,52 @@ static void send_home(const char *name, void (*print)(FILE *))
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: versus [--quick] [--rounds=N] [--variants] "
-		"[--only=N]\n"
-		"       versus --job=S,L,DURATION\n"
+		"[--only=SERVER]\n"
+		"       versus --job=SERVER,LOAD,DURATION\n"
 		"       versus --native [--prefix=DIR] [--quick] [--rounds=N]\n"
 		"       versus --nginx-conf\n"
 		"nofd-httpd against nginx under wrk, in the guest (make demo) "
 		"or natively;\nbench/httpd/versus.c's first comment says what each "
-		"option does.\n");
+		"option does.\nSERVER:");
+	for (int s = 0; s < NSERVERS; s++)
+		fprintf(f, " %s", servers[s].id);
+	fprintf(f, "\nLOAD (the demo's, then three for --job only):");
+	for (int l = 0; l < NJOB_LOADS; l++)
+		fprintf(f, " %s", loads[l].id);
+	fprintf(f, "\n");
+}
+
+/* The server named @id, or -1 */
+static int server_named(const char *id)
+{
+	for (int s = 0; s < NSERVERS; s++)
+		if (!strcmp(servers[s].id, id))
+			return s;
+	return -1;
+}
+
+/* The load named @id, or -1 */
+static int load_named(const char *id)
+{
+	for (int l = 0; l < NJOB_LOADS; l++)
+		if (!strcmp(loads[l].id, id))
+			return l;
+	return -1;
+}
+
+/* --job=SERVER,LOAD,DURATION into *@s, *@l and @dur; false if it is not */
+static bool parse_job(char *arg, int *s, int *l, char *dur, size_t size)
+{
+	char *load = strchr(arg, ','), *d = load ? strchr(load + 1, ',') : NULL;
+
+	if (!d || !d[1] || strlen(d + 1) >= size)
+		return false;
+	*load++ = '\0';
+	*d++ = '\0';
+	*s = server_named(arg);
+	*l = load_named(load);
+	strcpy(dur, d);
+	return *s >= 0 && *l >= 0;
 }
 
 int main(int argc, char **argv)
@@ -772,16 +816,22 @@ int main(int argc, char **argv)
 		case 'q': rounds = 1; break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'v': nserv = NSERVERS; break;
-		case 'o': only = atoi(optarg); break;	/* servers[N] only */
+		case 'o':
+			only = server_named(optarg);
+			if (only >= 0)
+				break;
+			fprintf(stderr, "versus: --only=%s: no such server "
+				"(--help lists them)\n", optarg);
+			return 2;
 		case 'n': native = true; break;
 		case 'p': prefix = optarg; break;
 		case 'c': conf_only = true; break;
 		case 'j':
-			if (sscanf(optarg, "%d,%d,%31s", &job_s, &job_l,
-				   job_dur) == 3)
+			if (parse_job(optarg, &job_s, &job_l, job_dur,
+				      sizeof(job_dur)))
 				break;
-			fprintf(stderr, "versus: --job=%s: want S,L,DURATION\n",
-				optarg);
+			fprintf(stderr, "versus: --job: want SERVER,LOAD,DURATION "
+				"(--help lists the names)\n");
 			return 2;
 		case 'h':
 			usage(stdout);
@@ -797,8 +847,6 @@ int main(int argc, char **argv)
 	}
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		die("--rounds", -EINVAL);
-	if (only >= NSERVERS)
-		die("--only", -EINVAL);
 	signal(SIGPIPE, SIG_IGN);
 	make_work_dir(conf_only);
 	make_nginx_conf("off", servers[NGINX].addr, false);
