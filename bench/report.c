@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "svg.h"
 
 #define MAX_CELLS	256
 #define MAX_ROUNDS	40
@@ -387,26 +388,22 @@ static void chart(const char *dir, struct data *d, const struct workload *wl)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='640' "
-		"height='360' font-family='sans-serif' font-size='12'>\n"
-		"<rect width='640' height='360' fill='white'/>\n"
-		"<text x='10' y='18' font-size='14'>%s</text>\n"
-		"<text x='10' y='34'>CPU per %s over the best mode with regular "
-		"fds (guest instructions); dashed: regular fds</text>\n"
-		"<line x1='60' y1='320' x2='480' y2='320' stroke='black'/>\n"
-		"<line x1='60' y1='40' x2='60' y2='320' stroke='black'/>\n"
-		"<text x='60' y='350'>%s</text>\n", wl->title, wl->unit,
-		wl->param);
+	svg_begin(f, 640, 360);
+	svg_text(f, 10, 18, " font-size='14'", "%s", wl->title);
+	svg_text(f, 10, 34, "", "CPU per %s over the best mode with regular "
+		 "fds (guest instructions); dashed: regular fds", wl->unit);
+	svg_line(f, 60, 320, 480, 320);
+	svg_line(f, 60, 40, 60, 320);
+	svg_text(f, 60, 350, "", "%s", wl->param);
 	for (int k = 0; k <= 4; k++)
-		fprintf(f, "<text x='5' y='%d'>%.3f</text>\n",
-			320 - k * 70 + 4, lo + (hi - lo) * k / 4);
+		svg_text(f, 5, 320 - k * 70 + 4, "", "%.3f",
+			 lo + (hi - lo) * k / 4);
 	for (int j = 0; j < np; j++)
-		fprintf(f, "<text x='%d' y='335'>%d</text>\n",
-			60 + j * 420 / (np - 1) - 4, p[j]);
+		svg_text(f, 60 + j * 420 / (np - 1) - 4, 335, "", "%d", p[j]);
 	for (int i = 0; i < nm; i++) {
-		fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='2' "
-			"%spoints='", colour[i % 9],
-			is_direct(m[i]) ? "" : "stroke-dasharray='5,3' ");
+		char fill[32];
+
+		svg_polyline(f, colour[i % 9], !is_direct(m[i]));
 		for (int j = 0; j < np; j++) {
 			struct cell *c = cell(d, wl->name, m[i], p[j]);
 			double r;
@@ -414,15 +411,16 @@ static void chart(const char *dir, struct data *d, const struct workload *wl)
 			if (!c)
 				continue;
 			r = figure(c) / best_regular(d, wl->name, p[j]);
-			fprintf(f, "%d,%.1f ", 60 + j * 420 / (np - 1),
-				320 - (r - lo) / (hi - lo) * 280);
+			svg_point(f, 60 + j * 420 / (np - 1),
+				  320 - (r - lo) / (hi - lo) * 280);
 		}
-		fprintf(f, "'/>\n<text x='490' y='%d' fill='%s'>%s%s</text>\n",
-			50 + i * 16, colour[i % 9], m[i],
-			is_direct(m[i]) && strncmp(m[i], "direct", 6) ?
-			" (direct)" : "");
+		svg_polyline_end(f);
+		snprintf(fill, sizeof(fill), " fill='%s'", colour[i % 9]);
+		svg_text(f, 490, 50 + i * 16, fill, "%s%s", m[i],
+			 is_direct(m[i]) && strncmp(m[i], "direct", 6) ?
+			 " (direct)" : "");
 	}
-	fprintf(f, "</svg>\n");
+	svg_end(f);
 	fclose(f);
 }
 
