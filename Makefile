@@ -45,7 +45,7 @@ GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
 	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz $(BIN)/stream-probe
 BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
 HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
-	$(B)/host/profile-report
+	$(B)/host/profile-report $(B)/host/versus-report
 PLUGIN := $(B)/profile/insn-prof.so
 LIBURING_SERIES := $(B)/liburing/built
 
@@ -104,7 +104,11 @@ $(BIN)/%: bench/%.c bench/bench.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/bench-report: bench/report.c lib/stats.h | deps
+$(B)/host/bench-report: bench/report.c lib/stats.h lib/svg.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lm
+
+$(B)/host/versus-report: bench/httpd/report.c lib/stats.h lib/svg.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
@@ -162,7 +166,8 @@ demo: kernel-fast initramfs $(B)/initramfs-demo.cpio.gz $(HOST)
 	bench/httpd/demo.sh --kernel $(FAST) $(if $(QUICK),--quick)
 	bench/httpd/native.sh $(if $(QUICK),--quick)
 
-versus-native: $(B)/debs $(BIN)/nofd-httpd $(BIN)/versus
+versus-native: $(B)/debs $(BIN)/nofd-httpd $(BIN)/versus $(B)/host/unframe \
+		$(B)/host/versus-report
 	bench/httpd/native.sh $(if $(QUICK),--quick)
 
 # The benchmarks (docs/benchmarks.md): every workload and mode in the fast

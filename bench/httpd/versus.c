@@ -429,6 +429,18 @@ static size_t read_out(int fd, char *buf, size_t size)
 	return len;
 }
 
+/* @v in the fewest decimals that read back as @v (strtod()), in @buf */
+static const char *exact(char *buf, size_t size, double v)
+{
+	for (int decimals = 0; decimals <= 6; decimals++) {
+		snprintf(buf, size, "%.*f", decimals, v);
+		if (strtod(buf, NULL) == v)
+			return buf;
+	}
+	snprintf(buf, size, "%.17g", v);
+	return buf;
+}
+
 /* One measured run: wrk, the server's CPU around it, its fds during it. */
 static void measure(int s, int l, int round, const pid_t *pids, int npids)
 {
@@ -471,6 +483,15 @@ static void measure(int s, int l, int round, const pid_t *pids, int npids)
 	r->errors += w.errors;
 	if (most > r->fds)
 		r->fds = most;
+	{
+		char rps[32], p50[32], p99[32];
+
+		frame_line(stdout, "versus.csv", "run,%s,%s,%d,%ld,%.0f,%s,%s,%s,%d,%ld",
+			   servers[s].name, loads[l].name, round + 1, w.requests,
+			   cpu1 - cpu0, exact(rps, sizeof(rps), w.rps),
+			   exact(p50, sizeof(p50), w.p50),
+			   exact(p99, sizeof(p99), w.p99), most, w.errors);
+	}
 }
 
 /*
@@ -534,6 +555,8 @@ static void count_syscalls(int s)
 		/* entry and exit stops: two per syscall */
 		results[s][l].syscalls = w.requests ?
 					 stops / 2.0 / w.requests : -1;
+		frame_line(stdout, "versus.csv", "syscalls,%s,%s,%lu,%ld",
+			   servers[s].name, loads[l].name, stops, w.requests);
 	}
 	for (int i = 0; i < npids; i++)
 		kill(pids[i], SIGKILL);
@@ -871,6 +894,8 @@ int main(int argc, char **argv)
 	       "on this machine's kernel (CPU time, not instructions)" :
 	       "2 vCPUs, guest time = instructions");
 	fflush(stdout);
+	frame_line(stdout, "versus.csv", "versus,%d,%s,%s", rounds, duration,
+		   native ? "native" : "guest");
 
 	/*
 	 * A step is one load measured, or one server's syscall count. Each
