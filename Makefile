@@ -137,7 +137,8 @@ $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 		-o $@ $(HTTPD_SRCS) $(LDLIBS)
 
 VERSUS_SRCS := bench/httpd/versus.c bench/httpd/site.c
-$(BIN)/versus: $(VERSUS_SRCS) bench/httpd/site.h lib/die.h lib/stats.h | deps
+$(BIN)/versus: $(VERSUS_SRCS) bench/httpd/site.h lib/die.h lib/frame.h \
+		lib/fdcount.h lib/workdir.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(VERSUS_SRCS) -lm
 

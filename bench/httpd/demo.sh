@@ -2,8 +2,10 @@
 # make demo, second part: nofd-httpd against nginx in the fast guest, under
 # -icount shift=0,sleep=off (guest time = instructions: host load does not
 # move the figures). bench/httpd/versus.c does the work in the guest; this
-# shows its progress as it goes, then its table, and writes its files to
-# build/demo/. The site is on an ext4 disk of the guest's (vm/run.sh --disk).
+# shows its progress as it goes, then versus-report (bench/httpd/report.c)
+# makes the table from the rows it sent home (build/demo/versus.csv),
+# shows it and writes it with the other files to build/demo/. The site is
+# on an ext4 disk of the guest's (vm/run.sh --disk).
 #
 #   bench/httpd/demo.sh --kernel IMAGE [--quick]
 set -euo pipefail
@@ -20,9 +22,10 @@ done
 [ -n "$kernel" ] || { echo "usage: bench/httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2; }
 out=$top/build/demo
 mkdir -p "$out"
+rm -f "$out"/versus.csv "$out"/table.md "$out"/results.* "$out"/chart.svg
 start=$(date +%s)
-# the guest's output as it comes: progress lines with the time left, the
-# table at the end; the files it sends home go to build/demo/. The guest
+# the guest's output as it comes: progress lines with the time left; the
+# rows it sends home go to build/demo/versus.csv. The guest
 # part takes about 1,100 s of host time alone; the limit leaves room for a
 # busy host (a run beside a kernel build once ran past 1,200 s).
 set +e
@@ -32,4 +35,5 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" = 0 ] || { echo "demo: the guest run failed (status $rc)"; exit 1; }
+"$top/build/host/versus-report" "$out/versus.csv" "$out"
 echo "demo: $(( $(date +%s) - start )) s; table.md, results.csv, results.json, chart.svg in build/demo/"

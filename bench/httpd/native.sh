@@ -3,7 +3,9 @@
 # machine's kernel (no nofd series: nofd-httpd runs in stock mode), with
 # the nginx and wrk that make demo puts in the guest (build/debs/,
 # unpacked, not installed). bench/httpd/versus.c does the work (--native):
-# server CPU per request of each, and the ratios taken round by round.
+# server CPU per request of each; versus-report (bench/httpd/report.c)
+# makes the table and the ratios taken round by round from its rows
+# (build/versus-native/versus.csv).
 # CPU time here is time on a shared machine, not instructions: the
 # ratios within a round are what to read.
 #
@@ -18,7 +20,9 @@ case ${1:-} in
 *) echo "usage: bench/httpd/native.sh [--quick]" >&2; exit 2 ;;
 esac
 root=$top/build/native-root
-rm -rf "$root"
+out=$top/build/versus-native
+rm -rf "$root" "$out"
+mkdir -p "$out"
 mkdir -p "$root/bin" "$root/usr/sbin" "$root/usr/bin"
 ln -s "$top/build/bin/nofd-httpd" "$root/bin/nofd-httpd"
 ln -s "$top/build/debs/usr/sbin/nginx" "$root/usr/sbin/nginx"
@@ -27,4 +31,6 @@ ln -s "$top/build/debs/usr/bin/wrk" "$root/usr/bin/wrk"
 # /tmp, as in the guest, and removes it at exit
 trap 'rm -rf "$root"' EXIT
 LD_LIBRARY_PATH=$top/build/debs/usr/lib/x86_64-linux-gnu \
-	"$top/build/bin/versus" --native --prefix="$root" $rounds
+	"$top/build/bin/versus" --native --prefix="$root" $rounds |
+	"$top/build/host/unframe" "$out"
+"$top/build/host/versus-report" "$out/versus.csv"

@@ -14,8 +14,7 @@
  * p50/p99 latency (wrk's, in guest time), server CPU per request (the
  * servers' own CPU clocks, all their processes and threads), syscalls per
  * request (a ptrace count in a separate run), and the most descriptors
- * the server held (/proc/PID/fd, sampled). ROUNDS interleaved rounds;
- * each figure is their mean, with its spread (lib/stats.h).
+ * the server held (/proc/PID/fd, sampled), in ROUNDS interleaved rounds.
  *
  *   versus [--quick] [--rounds=N] [--variants] [--only=SERVER]
  *   versus --job=SERVER,LOAD,DURATION
@@ -46,16 +45,17 @@
  * Everything it makes (the site, nginx's files, wrk's script, the access
  * log) is in a directory of its own, /tmp/versus.XXXXXX, removed at exit.
  *
- * Output: a table, then the files table.md, results.csv, results.json and
- * chart.svg sent home (lib/frame.h), which bench/httpd/demo.sh puts in
- * build/demo/.
+ * Output: progress lines, and the file versus.csv sent home (lib/frame.h)
+ * a row at a time: what each measurement gave, as raw as it came, for
+ * build/host/versus-report (bench/httpd/report.c, which says what the
+ * rows are) to make the tables and the chart of on the host.
+ * bench/httpd/demo.sh and native.sh run both.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -73,9 +73,8 @@
 #include "fdcount.h"
 #include "frame.h"
 #include "site.h"
-#include "stats.h"
 
-#define MAX_ROUNDS 5
+#define MAX_ROUNDS 5	/* versus-report's too */
 #define MAX_PIDS 16
 
 struct server {
@@ -95,7 +94,8 @@ struct server {
 
 
 /*
- * nginx is servers[NGINX]: the chart's reference. The first NMAIN are
+ * nginx is servers[NGINX], the next nginx with open_file_cache (natively
+ * the two measured with nofd-httpd, servers[0]). The first NMAIN are
  * measured by default; --variants adds nofd-httpd's send strategies
  * forced, its rings without DEFER_TASKRUN and multishot RECVs.
  */
@@ -146,15 +146,6 @@ static const struct load loads[] = {
 #define NLOADS 5	/* the demo's */
 #define NJOB_LOADS (int)(sizeof(loads) / sizeof(loads[0]))
 
-struct result {
-	double rps[MAX_ROUNDS], p50[MAX_ROUNDS], p99[MAX_ROUNDS];
-	double cpu[MAX_ROUNDS];		/* server CPU ns per request */
-	double syscalls;		/* per request */
-	int fds;			/* most seen */
-	long errors;
-};
-
-static struct result results[NSERVERS][NLOADS];
 static int nserv = NMAIN;	/* servers[0..nserv) are measured... */
 static int nmeasured;
 static int only = -1;		/* ...or servers[only] alone... */
@@ -441,10 +432,13 @@ static const char *exact(char *buf, size_t size, double v)
 	return buf;
 }
 
-/* One measured run: wrk, the server's CPU around it, its fds during it. */
+/*
+ * One measured run: wrk, the server's CPU around it, its fds during it,
+ * sent home as a row of versus.csv
+ */
 static void measure(int s, int l, int round, const pid_t *pids, int npids)
 {
-	struct result *r = &results[s][l];
+	char rps[32], p50[32], p99[32];
 	struct wrk_out w;
 	char out[8192];
 	double cpu0, cpu1;
@@ -476,22 +470,12 @@ static void measure(int s, int l, int round, const pid_t *pids, int npids)
 			servers[s].name, loads[l].name, out);
 		exit(1);
 	}
-	r->rps[round] = w.rps;
-	r->p50[round] = w.p50;
-	r->p99[round] = w.p99;
-	r->cpu[round] = (cpu1 - cpu0) / w.requests;
-	r->errors += w.errors;
-	if (most > r->fds)
-		r->fds = most;
-	{
-		char rps[32], p50[32], p99[32];
-
-		frame_line(stdout, "versus.csv", "run,%s,%s,%d,%ld,%.0f,%s,%s,%s,%d,%ld",
-			   servers[s].name, loads[l].name, round + 1, w.requests,
-			   cpu1 - cpu0, exact(rps, sizeof(rps), w.rps),
-			   exact(p50, sizeof(p50), w.p50),
-			   exact(p99, sizeof(p99), w.p99), most, w.errors);
-	}
+	frame_line(stdout, "versus.csv",
+		   "run,%s,%s,%d,%ld,%.0f,%s,%s,%s,%d,%ld", servers[s].name,
+		   loads[l].name, round + 1, w.requests, cpu1 - cpu0,
+		   exact(rps, sizeof(rps), w.rps),
+		   exact(p50, sizeof(p50), w.p50),
+		   exact(p99, sizeof(p99), w.p99), most, w.errors);
 }
 
 /*
@@ -552,9 +536,7 @@ static void count_syscalls(int s)
 		}
 		read_out(fd, out, sizeof(out));
 		parse_wrk(out, &w);
-		/* entry and exit stops: two per syscall */
-		results[s][l].syscalls = w.requests ?
-					 stops / 2.0 / w.requests : -1;
+		/* entry and exit stops, two per syscall: the report halves */
 		frame_line(stdout, "versus.csv", "syscalls,%s,%s,%lu,%ld",
 			   servers[s].name, loads[l].name, stops, w.requests);
 	}
@@ -564,127 +546,6 @@ static void count_syscalls(int s)
 		;
 	if (!ntasks)
 		die("PTRACE_SEIZE of the server", -EPERM);
-}
-
-static double mean(const double *v)
-{
-	return stats_mean(v, rounds);
-}
-
-static double spread(const double *v)
-{
-	return stats_spread(v, rounds, mean(v));
-}
-
-static void print_table(FILE *f)
-{
-	fprintf(f, "| server | load | requests/s | p50 µs | p99 µs | "
-		"server CPU µs/request | syscalls/request | fds at peak |\n"
-		"|---|---|--:|--:|--:|--:|--:|--:|\n");
-	for (int l = 0; l < NLOADS; l++)
-		for (int s = 0; s < nserv; s++) {
-			struct result *r = &results[s][l];
-			char sys[16] = "-";	/* natively: not counted */
-
-			if (!measured(s))
-				continue;
-			if (!native)
-				snprintf(sys, sizeof(sys), "%.2f", r->syscalls);
-			fprintf(f, "| %s | %s | %.0f (%.1f%%) | %.0f | %.0f | "
-				"%.2f (%.1f%%) | %s | %d |\n",
-				servers[s].name, loads[l].name, mean(r->rps),
-				spread(r->rps), mean(r->p50), mean(r->p99),
-				mean(r->cpu) / 1e3, spread(r->cpu), sys, r->fds);
-		}
-}
-
-static void print_csv(FILE *f)
-{
-	fprintf(f, "server,load,round,requests_per_s,p50_us,p99_us,"
-		"cpu_ns_per_request,syscalls_per_request,fds_peak,errors\n");
-	for (int s = 0; s < nserv; s++)
-		for (int l = 0; l < NLOADS; l++)
-			for (int i = 0; i < rounds; i++) {
-				struct result *r = &results[s][l];
-
-				fprintf(f, "%s,%s,%d,%.1f,%.1f,%.1f,%.0f,%.2f,"
-					"%d,%ld\n", servers[s].name,
-					loads[l].name, i + 1, r->rps[i],
-					r->p50[i], r->p99[i], r->cpu[i],
-					r->syscalls, r->fds, r->errors);
-			}
-}
-
-static void print_json(FILE *f)
-{
-	fprintf(f, "{\"rounds\": %d, \"duration\": \"%s\", \"clock\": "
-		"\"-icount shift=0,sleep=off\", \"results\": [\n", rounds,
-		duration);
-	for (int s = 0; s < nserv; s++)
-		for (int l = 0; l < NLOADS; l++) {
-			struct result *r = &results[s][l];
-
-			fprintf(f, "  {\"server\": \"%s\", \"load\": \"%s\", "
-				"\"requests_per_s\": %.1f, "
-				"\"requests_per_s_spread_pct\": %.2f, "
-				"\"p50_us\": %.1f, \"p99_us\": %.1f, "
-				"\"cpu_ns_per_request\": %.0f, "
-				"\"cpu_spread_pct\": %.2f, "
-				"\"syscalls_per_request\": %.2f, "
-				"\"fds_peak\": %d, \"errors\": %ld}%s\n",
-				servers[s].name, loads[l].name, mean(r->rps),
-				spread(r->rps), mean(r->p50), mean(r->p99),
-				mean(r->cpu), spread(r->cpu), r->syscalls,
-				r->fds, r->errors,
-				s == nserv - 1 && l == NLOADS - 1 ? "" : ",");
-		}
-	fprintf(f, "]}\n");
-}
-
-/* server CPU per request, each load's bars relative to nginx's */
-static void print_svg(FILE *f)
-{
-	static const char *const colors[NSERVERS] = {
-		"#1f77b4", "#6baed6", "#d62728", "#ff9896", "#9ecae1",
-		"#c6dbef", "#deebf7", "#08519c", "#3182bd",
-	};
-	int w = 760, bar = 22, gap = 30, top = 40;
-	int h = top + NLOADS * (nserv * bar + gap) + 20;
-	double max = 0;
-
-	for (int s = 0; s < nserv; s++)
-		for (int l = 0; l < NLOADS; l++) {
-			double v = mean(results[s][l].cpu) /
-				   mean(results[NGINX][l].cpu);
-
-			if (v > max)
-				max = v;
-		}
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<text x=\"10\" y=\"20\" font-size=\"14\">Server CPU per "
-		"request, relative to nginx (lower is better; -icount "
-		"instructions)</text>\n", w, h);
-	for (int l = 0; l < NLOADS; l++) {
-		int y0 = top + l * (nserv * bar + gap);
-
-		fprintf(f, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">%s"
-			"</text>\n", y0 + 8, loads[l].name);
-		for (int s = 0; s < nserv; s++) {
-			double v = mean(results[s][l].cpu) /
-				   mean(results[NGINX][l].cpu);
-			int y = y0 + 12 + s * bar, len = v / max * 380;
-
-			fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>"
-				"<rect x=\"200\" y=\"%d\" width=\"%d\" "
-				"height=\"%d\" fill=\"%s\"/>"
-				"<text x=\"%d\" y=\"%d\">%.2fx (%.1f µs)</text>\n",
-				y + 14, servers[s].name, y, len, bar - 4,
-				colors[s], 205 + len, y + 14, v,
-				mean(results[s][l].cpu) / 1e3);
-		}
-	}
-	fprintf(f, "</svg>\n");
 }
 
 static int step, steps;
@@ -726,41 +587,6 @@ static int run_job(int s, int l, const char *dur)
 	frame_line(stdout, "job.csv", "job,httpd-%s-%s,%ld,%.0f,-",
 		   servers[s].id, loads[l].id, (long)w.requests, cpu1 - cpu0);
 	return 0;
-}
-
-/*
- * --native: server CPU per request of nofd-httpd over nginx's, round by
- * round (the two measured one after the other), for each load: the
- * median of the rounds' ratios and their range. On a shared machine the
- * CPU clocks are time, not instructions: a ratio taken within a round
- * cancels what the machine did to both.
- */
-static void print_ratios(FILE *f)
-{
-	fprintf(f, "| load | nofd-httpd / nginx | nofd-httpd / nginx "
-		"open_file_cache |\n|---|--:|--:|\n");
-	for (int l = 0; l < NLOADS; l++) {
-		fprintf(f, "| %s", loads[l].name);
-		for (int n = NGINX; n <= NGINX + 1; n++) {
-			double v[MAX_ROUNDS], lo, hi;
-
-			for (int i = 0; i < rounds; i++)
-				v[i] = results[0][l].cpu[i] /
-				       results[n][l].cpu[i];
-			stats_range(v, rounds, &lo, &hi);
-			fprintf(f, " | %.2fx (%.2f-%.2f)",
-				stats_median(v, rounds), lo, hi);
-		}
-		fprintf(f, " |\n");
-	}
-}
-
-/* what @print writes, sent home as the file @name (lib/frame.h) */
-static void send_home(const char *name, void (*print)(FILE *))
-{
-	frame_begin(stdout, name);
-	print(stdout);
-	frame_end(stdout);
 }
 
 static void usage(FILE *f)
@@ -923,25 +749,12 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (native) {
-		print_table(stdout);
-		printf("\nserver CPU per request, nofd-httpd over nginx, the "
-		       "median of the rounds' ratios (their range):\n\n");
-		print_ratios(stdout);
-		return 0;
-	}
-	for (int s = 0; s < nserv; s++)
+	for (int s = 0; s < nserv && !native; s++)
 		if (measured(s)) {
 			progress("syscalls per request: %s again, each load "
 				 "under ptrace (a run of its own, not timed)",
 				 servers[s].name);
 			count_syscalls(s);
 		}
-
-	print_table(stdout);
-	send_home("table.md", print_table);
-	send_home("results.csv", print_csv);
-	send_home("results.json", print_json);
-	send_home("chart.svg", print_svg);
 	return 0;
 }
