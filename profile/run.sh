@@ -33,8 +33,9 @@
 # Before them, from the measured process's own clocks: its
 # instructions per operation and, for benchmark jobs, the share its io-wq
 # workers ran. Output, counts and the table (profile.md) in DIR (default
-# build/profile/WORKLOAD-MODE-PARAM or build/profile/httpd-S-L; QEMU's
-# options cannot carry a comma in a path).
+# build/profile/WORKLOAD-MODE-PARAM or build/profile/httpd-SERVER-LOAD;
+# QEMU's options cannot carry a comma in a path). --report's title names
+# the --kernel given and today's date.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -123,8 +124,8 @@ done
 # Each boot's row (bench-run's and versus's alike): job,NAME,OPS,CPU_NS,WQ_NS:
 # the operations it did, the measured program's CPU time (a guest ns is an
 # instruction) and the part of it io-wq workers ran ("-": not told apart)
-if ! awk -F, -v name="$name" '$1 != "job" || $2 != name { exit 1 }
-		END { exit NR < 2 }' "$out/jobs.csv"; then
+if ! awk -F, -v name="$name" '$1 != "job" || $2 != name { bad = 1 }
+		END { exit bad || NR < 2 }' "$out/jobs.csv"; then
 	echo "profile: $out/jobs.csv does not hold two boots of $name" >&2
 	exit 1
 fi

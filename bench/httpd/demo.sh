@@ -7,19 +7,22 @@
 # shows it and writes it with the other files to build/demo/. The site is
 # on an ext4 disk of the guest's (vm/run.sh --disk).
 #
-#   bench/httpd/demo.sh --kernel IMAGE [--quick]
+#   bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants]
+#
+# --variants: versus --variants, nofd-httpd's variants measured too.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kernel= quick=
+usage="usage: bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants]"
+kernel= args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
-	--quick) quick=--quick; shift ;;
-	*) echo "usage: bench/httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2 ;;
+	--quick|--variants) args+=("$1"); shift ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
-[ -n "$kernel" ] || { echo "usage: bench/httpd/demo.sh --kernel IMAGE [--quick]" >&2; exit 2; }
+[ -n "$kernel" ] || { echo "$usage" >&2; exit 2; }
 out=$top/build/demo
 mkdir -p "$out"
 rm -f "$out"/versus.csv "$out"/table.md "$out"/results.* "$out"/chart.svg
@@ -31,7 +34,7 @@ start=$(date +%s)
 set +e
 "$top/vm/run.sh" --kernel "$kernel" --initrd "$top/build/initramfs-demo.cpio.gz" \
 	--icount 0,sleep=off --timeout 3600 --out "$out/vm" --files "$out" --disk 256 \
-	-- /bin/versus $quick | "$top/vm/progress.sh" demo
+	-- /bin/versus "${args[@]}" | "$top/vm/progress.sh" demo
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" = 0 ] || { echo "demo: the guest run failed (status $rc)"; exit 1; }

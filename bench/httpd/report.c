@@ -43,6 +43,8 @@ struct result {
 	double syscalls;		/* per request; -1: none completed */
 	int fds;			/* most seen */
 	long errors;
+	unsigned int have;		/* the rounds read, a bit each */
+	bool have_syscalls;
 };
 
 static char server[MAX_SERVERS][MAX_NAME], load[MAX_LOADS][MAX_NAME];
@@ -108,8 +110,10 @@ static bool run_row(char **f)
 	int i = atoi(f[3]) - 1;
 	long requests = atol(f[4]);
 
-	if (!r || i < 0 || i >= rounds || requests <= 0)
+	if (!r || i < 0 || i >= rounds || requests <= 0 ||
+	    strtod(f[5], NULL) <= 0 || r->have & 1u << i)
 		return false;
+	r->have |= 1u << i;
 	r->cpu[i] = strtod(f[5], NULL) / requests;
 	r->rps[i] = strtod(f[6], NULL);
 	r->p50[i] = strtod(f[7], NULL);
@@ -125,9 +129,31 @@ static bool syscalls_row(char **f)
 	struct result *r = result_of(f);
 	long requests = atol(f[4]);
 
-	if (!r)
+	if (!r || r->have_syscalls)
 		return false;
+	r->have_syscalls = true;
 	r->syscalls = requests ? strtoul(f[3], NULL, 10) / 2.0 / requests : -1;
+	return true;
+}
+
+/*
+ * Whether every server was measured under every load in every round, and
+ * in the guest counted under each: a run cut short gives no table.
+ */
+static bool complete(void)
+{
+	for (int s = 0; s < nserv; s++)
+		for (int l = 0; l < nloads; l++) {
+			const struct result *r = &results[s][l];
+
+			if (r->have == (1u << rounds) - 1 &&
+			    (native || r->have_syscalls))
+				continue;
+			fprintf(stderr, "versus-report: %s, %s: %s missing\n",
+				server[s], load[l], r->have != (1u << rounds) - 1 ?
+				"a round is" : "the syscall count is");
+			return false;
+		}
 	return true;
 }
 
@@ -145,8 +171,10 @@ static bool load_rows(const char *path)
 	while (fgets(line, sizeof(line), in)) {
 		int n = fields(line, f, 12);
 
-		if (n == 4 && !strcmp(f[0], "versus")) {
+		if (n == 4 && !strcmp(f[0], "versus") && !rounds) {
 			rounds = atoi(f[1]);
+			if (rounds < 1 || rounds > MAX_ROUNDS)
+				break;
 			snprintf(duration, sizeof(duration), "%s", f[2]);
 			native = !strcmp(f[3], "native");
 		} else if (n == 11 && !strcmp(f[0], "run") && rounds) {
@@ -160,11 +188,12 @@ static bool load_rows(const char *path)
 	}
 	fclose(in);
 	if (rounds < 1 || rounds > MAX_ROUNDS || !nserv || bad) {
-		fprintf(stderr, "versus-report: %s: %d rows, %d of them not "
-			"versus's, %d rounds\n", path, nr, bad, rounds);
+		fprintf(stderr, "versus-report: %s: %d rows, %d of them malformed "
+			"or repeated, %d rounds (1 to %d)\n", path, nr, bad,
+			rounds, MAX_ROUNDS);
 		return false;
 	}
-	return true;
+	return complete();
 }
 
 static double mean(const double *v)

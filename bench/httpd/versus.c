@@ -597,8 +597,10 @@ static void usage(FILE *f)
 		"       versus --native [--prefix=DIR] [--quick] [--rounds=N]\n"
 		"       versus --nginx-conf\n"
 		"nofd-httpd against nginx under wrk, in the guest (make demo) "
-		"or natively;\nbench/httpd/versus.c's first comment says what each "
-		"option does.\nSERVER:");
+		"or natively.\nIt sends its rows home (versus.csv); "
+		"build/host/versus-report makes the tables\n(bench/httpd/demo.sh "
+		"and native.sh run both). bench/httpd/versus.c's first\n"
+		"comment says what each option does.\nSERVER:");
 	for (int s = 0; s < NSERVERS; s++)
 		fprintf(f, " %s", servers[s].id);
 	fprintf(f, "\nLOAD (the demo's, then three for --job only):");

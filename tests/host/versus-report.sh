@@ -23,9 +23,14 @@ done
 cmp -s "$samples/guest-table.md" "$out/stdout" || bad="$bad stdout"
 build/host/versus-report "$samples/native.csv" >"$out/native.txt" &&
 	cmp -s "$samples/native.txt" "$out/native.txt" || bad="$bad native.txt"
-# a file that is not versus's is refused, not reported as empty
+# a file that is not versus's is refused, not reported as empty, and so
+# is a run cut short (a measurement missing) or one with a row twice
 printf 'run,a,b,1,1,1,1,1,1,1,0\n' >"$out/bad.csv"
 ! build/host/versus-report "$out/bad.csv" >/dev/null 2>&1 || bad="$bad bad.csv"
+grep -v '^run,nginx,1 KiB close,' "$samples/guest.csv" >"$out/short.csv"
+! build/host/versus-report "$out/short.csv" >/dev/null 2>&1 || bad="$bad short.csv"
+{ cat "$samples/guest.csv"; grep '^syscalls,nginx,' "$samples/guest.csv" | head -1; } >"$out/twice.csv"
+! build/host/versus-report "$out/twice.csv" >/dev/null 2>&1 || bad="$bad twice.csv"
 if [ -n "$bad" ]; then
 	echo "$what: differs:$bad"
 	exit 1
