@@ -29,7 +29,7 @@ rm -f "$out"/versus.csv "$out"/table.md "$out"/results.* "$out"/chart.svg
 start=$(date +%s)
 # the guest's output as it comes: progress lines with the time left; the
 # rows it sends home go to build/demo/versus.csv. The guest
-# part takes about 1,100 s of host time alone; the limit leaves room for a
+# part takes 800-1,100 s of host time alone; the limit leaves room for a
 # busy host (a run beside a kernel build once ran past 1,200 s).
 set +e
 "$top/vm/run.sh" --kernel "$kernel" --initrd "$top/build/initramfs-demo.cpio.gz" \
