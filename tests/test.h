@@ -286,7 +286,6 @@ static inline const char *t_make_file(const char *path, size_t len)
 	return path;
 }
 
-/* The file's bytes, read with read(2), into @buf; its length. */
 /* Whether the time @a is later than @b (atimes, mtimes) */
 static inline bool t_ts_after(struct timespec a, struct timespec b)
 {
@@ -294,6 +293,7 @@ static inline bool t_ts_after(struct timespec a, struct timespec b)
 	       (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
 }
 
+/* The file's bytes, read with read(2), into @buf; its length. */
 static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY);

@@ -58,13 +58,23 @@ static struct result results[MAX_SERVERS][MAX_LOADS];
 #define NGINX_OFC	"nginx open_file_cache"
 #define NOFD		"nofd-httpd"
 
+/* @name's index among the @n @names, or -1 */
+static int find(char (*names)[MAX_NAME], int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 /* @name's index in @names, added if it is new; -1 if there is no room */
 static int index_of(char (*names)[MAX_NAME], int *n, int max,
 		    const char *name)
 {
-	for (int i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
-			return i;
+	int i = find(names, *n, name);
+
+	if (i >= 0)
+		return i;
 	if (*n == max || strlen(name) >= MAX_NAME)
 		return -1;
 	strcpy(names[*n], name);
@@ -73,10 +83,7 @@ static int index_of(char (*names)[MAX_NAME], int *n, int max,
 
 static int server_named(const char *name)
 {
-	for (int s = 0; s < nserv; s++)
-		if (!strcmp(server[s], name))
-			return s;
-	return -1;
+	return find(server, nserv, name);
 }
 
 /* Split @line at its commas into at most @max fields; their count. */
@@ -109,12 +116,13 @@ static bool run_row(char **f)
 	struct result *r = result_of(f);
 	int i = atoi(f[3]) - 1;
 	long requests = atol(f[4]);
+	double cpu_ns = strtod(f[5], NULL);
 
-	if (!r || i < 0 || i >= rounds || requests <= 0 ||
-	    strtod(f[5], NULL) <= 0 || r->have & 1u << i)
+	if (!r || i < 0 || i >= rounds || requests <= 0 || cpu_ns <= 0 ||
+	    r->have & 1u << i)
 		return false;
 	r->have |= 1u << i;
-	r->cpu[i] = strtod(f[5], NULL) / requests;
+	r->cpu[i] = cpu_ns / requests;
 	r->rps[i] = strtod(f[6], NULL);
 	r->p50[i] = strtod(f[7], NULL);
 	r->p99[i] = strtod(f[8], NULL);
