@@ -2,11 +2,22 @@
 # Apply patches, in the order given, to the git tree SRC with git am, as a
 # maintainer takes them (kernel/build.sh commits the unpacked tree as
 # nofd-base first); stop at the first one that does not apply, naming it.
+# Each topic applies alone onto the base and what it needs; stacked, a
+# later topic meets what an earlier one appended to the same list (the
+# opcode enum, opdef's tables, the FOP_* flags), and git am -3 puts its
+# entries after those (nofd_am_stacked, kernel/append-merge.c): the one
+# conflict resolved, any other fails.
 #
 #   kernel/apply-series.sh SRC PATCH...
 set -euo pipefail
 
-src=$(realpath "${1:?usage: kernel/apply-series.sh SRC PATCH...}")
+usage="usage: kernel/apply-series.sh SRC PATCH..."
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+""|-*) echo "$usage" >&2; exit 2 ;;
+esac
+. "$(dirname "$0")/lib.sh"
+src=$(realpath "$1")
 shift
 patches=()
 for p in "$@"; do
@@ -19,8 +30,7 @@ export GIT_CEILING_DIRECTORIES=$(dirname "$src")
 [ -d .git ] || { echo "kernel/apply-series.sh: $src is not a git tree" >&2; exit 1; }
 for p in "${patches[@]}"; do
 	echo "kernel: applying $(basename "$p")"
-	if ! git -c user.name=nofd -c user.email=nofd@localhost am -q "$p"; then
-		git am --abort 2>/dev/null || true
+	if ! nofd_am_stacked "$p"; then
 		echo "kernel: patch $(basename "$p") does not apply" >&2
 		exit 1
 	fi

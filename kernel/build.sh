@@ -39,7 +39,8 @@ if [ ! -f "$NOFD_TARBALL" ]; then
 fi
 
 # What the image depends on; the source tree only on the series.
-series_key=$( { echo "$version"; cat "$top/kernel/apply-series.sh" "${patches[@]}"; } |
+series_key=$( { echo "$version"; cat "$top/kernel/apply-series.sh" \
+	"$top/kernel/append-merge.c" "${patches[@]}"; } |
 	sha256sum | cut -c1-16)
 image_key=$( { echo "$series_key $flavour"; cat "${fragments[@]}" "$0" "$top/kernel/lib.sh";
 	gcc --version | head -1; } | sha256sum | cut -c1-16)

@@ -168,7 +168,7 @@ git checkout -q -B check/stack nofd-base
 for t in "${topics[@]}"; do
 	mapfile -t p < <(nofd_topic_patches "$t")
 	for patch in "${p[@]}"; do
-		am "$patch"
+		nofd_am_stacked "$patch"
 		[ $quick = 1 ] || [ $build = 0 ] ||
 			nofd_build "$src" "$obj" bzImage series-check
 	done

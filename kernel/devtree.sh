@@ -32,7 +32,7 @@ git config user.email "$(git -C "$top" config user.email || echo nofd@localhost)
 n=0
 for t in $(nofd_topics); do
 	mapfile -t patches < <(nofd_topic_patches "$t")
-	git am -q "${patches[@]}"
+	nofd_am_stacked "${patches[@]}"
 	git tag "nofd-topic/$(basename "$t")"
 	n=$((n + ${#patches[@]}))
 done

@@ -5,7 +5,9 @@
 # its cover.txt says it needs (git format-patch --base lists those as
 # prerequisite-patch-id), with its cover letter, To:/Cc:, version and
 # base-commit, and a series file. A topic that does not apply that way is
-# an error: say what it needs, or make it apply.
+# an error: say what it needs, or make it apply. Alone, a topic leaves out
+# what earlier topics appended to the lists it appends to (the opcode
+# enum, opdef's tables, the FOP_* flags): nofd_pick_alone, in lib.sh.
 #
 # cover.txt: header lines (Subject:, To:, Cc:, Needs: topic folders,
 # Version:), a blank line, then the cover letter's text.
@@ -45,12 +47,11 @@ for t in $(nofd_topics); do
 	git checkout -q -B "format/$name" nofd-base
 	for need in $(nofd_topic_needs "$t"); do
 		mapfile -t c < <(topic_commits "$need")
-		git cherry-pick "${c[@]}" >/dev/null
+		nofd_pick_alone "${c[@]}"
 	done
 	mapfile -t c < <(topic_commits "$t")
-	if ! git cherry-pick "${c[@]}" >/dev/null; then
+	if ! nofd_pick_alone "${c[@]}"; then
 		echo "format-series: $name does not apply onto nofd-base and what it needs" >&2
-		git cherry-pick --abort
 		exit 1
 	fi
 	# The cover letter's subject and text, as git takes them from the

@@ -29,6 +29,15 @@
 #                           tinyconfig, the fragments, olddefconfig, then
 #                           fail unless every option the fragments ask for
 #                           survived (a dependency can drop one silently)
+#   nofd_am_stacked PATCH...
+#                           in a git tree: git am each patch; one that does
+#                           not apply as it is is merged (git am -3) where
+#                           its only conflicts are two topics appending to
+#                           one list (kernel/append-merge.c), else fails
+#   nofd_pick_alone COMMIT...
+#                           the same for git cherry-pick: a topic's commits
+#                           onto the base and what it needs, without the
+#                           entries earlier topics appended to its lists
 #   nofd_build SRC OBJ TARGET NAME
 #                           make TARGET, showing progress: objects compiled
 #                           out of what the last cold build of NAME compiled,
@@ -158,4 +167,59 @@ nofd_build() {
 	fi
 	echo "kernel: $name: $done objects compiled in $((SECONDS - start)) s"
 	return $rc
+}
+
+# kernel/append-merge, built for this machine when its source is newer.
+nofd_append_merge() {
+	local bin=${NOFD_CACHE:-/var/cache/nofd}/bin/append-merge
+	local c=$NOFD_TOP/kernel/append-merge.c
+	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ]; then
+		mkdir -p "$(dirname "$bin")"
+		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$bin.tmp" "$c" &&
+			mv "$bin.tmp" "$bin" || return 2
+	fi
+	"$bin" "$@"
+}
+
+# Resolve the conflicts of an interrupted git am -3 or cherry-pick, if
+# every one is two appends to one list; the files named on stdout.
+nofd_resolve_appends() {
+	local files
+	mapfile -t files < <(git diff --name-only --diff-filter=U)
+	[ ${#files[@]} -gt 0 ] && nofd_append_merge "${files[@]}" >&2 &&
+		git add -- "${files[@]}" && echo "${files[@]}"
+}
+
+nofd_am_stacked() {
+	local p how
+	# a tree of its own may have no identity: the committer is nofd
+	local -x GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-nofd}
+	local -x GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-nofd@localhost}
+	for p in "$@"; do
+		git am -q "$p" >/dev/null 2>&1 && continue
+		git am --abort 2>/dev/null || true
+		git -c merge.conflictStyle=diff3 am -q -3 "$p" >/dev/null 2>&1 && continue
+		if how=$(nofd_resolve_appends) &&
+		   GIT_EDITOR=true git am -q --continue; then
+			echo "kernel: $(basename "$p"): its entries after the earlier topics' in $how"
+			continue
+		fi
+		git am --abort 2>/dev/null || true
+		echo "kernel: $(basename "$p") does not apply" >&2
+		return 1
+	done
+}
+
+nofd_pick_alone() {
+	local how
+	local -x GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-nofd}
+	local -x GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-nofd@localhost}
+	git -c merge.conflictStyle=diff3 cherry-pick "$@" >/dev/null 2>&1 && return
+	while [ -f "$(git rev-parse --git-path CHERRY_PICK_HEAD)" ]; do
+		how=$(nofd_resolve_appends) || break
+		echo "kernel: $(git log -1 --format=%s CHERRY_PICK_HEAD): alone, without the earlier topics' entries in $how"
+		GIT_EDITOR=true git -c merge.conflictStyle=diff3 cherry-pick --continue >/dev/null 2>&1 && return
+	done
+	git cherry-pick --abort 2>/dev/null || true
+	return 1
 }
