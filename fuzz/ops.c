@@ -642,7 +642,9 @@ enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet)
  */
 void put_file(struct io_uring *ring, unsigned int slot)
 {
-	unsigned int kind = below(10);
+	unsigned int kind = below(14);
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_port = htons(9),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = -1, pair[2];
 
 	switch (kind) {
@@ -693,6 +695,25 @@ void put_file(struct io_uring *ring, unsigned int slot)
 			fcntl(pair[0], F_SETFL, 0);	/* one that waits */
 		}
 		fd = pair[0];
+		break;
+	case 10:	/* files SENDFILE reads only in io-wq */
+		fd = open(chance(50) ? "/dev/zero" : "/proc/self/stat",
+			  O_RDONLY);
+		break;
+	case 11:	/* datagram sockets, which SENDFILE sends to */
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd >= 0 && connect(fd, (void *)&lo, sizeof(lo))) {
+			close(fd);
+			return;
+		}
+		break;
+	case 12:
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair))
+			return;
+		fd = pair[0];	/* the peer stays open: the round's */
+		break;
+	case 13:	/* a file SENDFILE reads inline while it is cached */
+		fd = open(box.tree_a, O_RDONLY);
 		break;
 	}
 	if (fd < 0)

@@ -8,7 +8,7 @@
  * 0 events), a UDP socket was taken, and a pipe as output oopsed the
  * kernel. Each way (sendfile(2), SENDFILE of an fd and of a slot, with
  * IOSQE_ASYNC) is run with the listener denying and allowing; then a
- * watched file into a pipe (-ENOTSOCK) and into UDP (-EOPNOTSUPP).
+ * watched file into a pipe (-ENOTSOCK) and into UDP (as sendfile(2)).
  */
 #include <sys/fanotify.h>
 
@@ -127,7 +127,17 @@ int main(void)
 		 !bind(rcv, (void *)&addr, sizeof(addr)) &&
 		 !getsockname(rcv, (void *)&addr, &len) &&
 		 !connect(udp, (void *)&addr, sizeof(addr)), "udp");
-	t_check_res(sf_send(SF_RING, in, udp, 0, 4096), -EOPNOTSUPP,
-		    "SENDFILE of a watched file into UDP: -EOPNOTSUPP");
+	deny = 1;
+	sys_deny = sf_send(SF_SYS, in, udp, 0, 4096);
+	deny = 0;
+	sys_allow = sf_send(SF_SYS, in, udp, 0, 4096);
+	deny = 1;
+	t_check_res(sf_send(SF_RING, in, udp, 0, 4096), sys_deny,
+		    "SENDFILE of a watched file into UDP, denied: as "
+		    "sendfile(2)");
+	deny = 0;
+	t_check_res(sf_send(SF_RING, in, udp, 0, 4096), sys_allow,
+		    "SENDFILE of a watched file into UDP, allowed: as "
+		    "sendfile(2)");
 	return t_exit();
 }

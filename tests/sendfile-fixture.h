@@ -10,6 +10,8 @@
 #ifndef NOFD_SENDFILE_FIXTURE_H
 #define NOFD_SENDFILE_FIXTURE_H
 
+#include <linux/tls.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sys/sendfile.h>
 
@@ -155,6 +157,29 @@ static inline int sf_reap(struct io_uring *ring, int n, uint64_t want)
 		io_uring_cqe_seen(ring, cqe);
 	}
 	return res;
+}
+
+/*
+ * Attach kTLS to the TCP socket @fd and set its transmit side: AES-GCM-128
+ * with fixed keys, record sequence 0, so that two sockets set up so encrypt
+ * the same data into the same bytes. False if kTLS cannot be had.
+ */
+static inline bool sf_ktls_tx(int fd)
+{
+	struct tls12_crypto_info_aes_gcm_128 ci = {
+		.info.version = TLS_1_2_VERSION,
+		.info.cipher_type = TLS_CIPHER_AES_GCM_128,
+	};
+
+	for (size_t i = 0; i < sizeof(ci.key); i++)
+		ci.key[i] = 0x10 + i;
+	for (size_t i = 0; i < sizeof(ci.iv); i++)
+		ci.iv[i] = 0x40 + i;
+	for (size_t i = 0; i < sizeof(ci.salt); i++)
+		ci.salt[i] = 0x70 + i;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_ULP, "tls", sizeof("tls")))
+		return false;
+	return !setsockopt(fd, SOL_TLS, TLS_TX, &ci, sizeof(ci));
 }
 
 /* Whether the kernel has SENDFILE at the opcode lib/nofd.h uses, by its word */

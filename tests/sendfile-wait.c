@@ -7,10 +7,12 @@
  * while it waits (ASYNC_CANCEL, a linked timeout) completes with the count
  * it sent, exactly what its peer then reads, as sendfile(2) stopped by a
  * signal returns what it sent. One that went to io-wq to read its file
- * waits for room by poll too, with no worker blocked in the socket.
+ * waits for room by poll too, with no worker blocked in the socket. One
+ * whose peer drains it slowly waits hundreds of times, by poll throughout.
  */
 #include <dirent.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include "sendfile-fixture.h"
 
@@ -41,6 +43,77 @@ static void slow_peer(int family)
 		family == AF_UNIX ? "unix" : "tcp", peer.got);
 	io_uring_queue_exit(&ring);
 	close(in);
+}
+
+struct drip {
+	pthread_t thread;
+	int fd;
+	long long got, reads;
+};
+
+/* 32 KiB a millisecond, checked */
+static void *drip_read(void *arg)
+{
+	static char buf[32768];
+	struct drip *d = arg;
+	ssize_t n;
+
+	while ((n = read(d->fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != 'a' + (d->got + i) % 26)
+				return NULL;
+		d->got += n;
+		d->reads++;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/*
+ * A peer that reads 32 KiB a millisecond from a socket with a 32 KiB send
+ * buffer: a 16 MiB SENDFILE waits for room some 250 times, past the 128
+ * waits io_uring gives a request before it hands it to io-wq, and is still
+ * served by poll with no io-wq worker, since it sent something before each
+ * wait. (Without io_poll_made_progress() the request went on in a worker,
+ * which slept in the socket at every wait.) In a child of its own, so that
+ * the workers counted are its own.
+ */
+static void dripping_peer(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	t_assert(pid >= 0, "fork");
+	if (!pid) {
+		struct drip d = { 0 };
+		struct io_uring ring;
+		int in, sv[2], ret, workers;
+
+		t_failures = 0;
+		t_make_file(TMP "/big", 16 << 20);
+		in = open(TMP "/big", O_RDONLY);
+		t_assert(in >= 0 && !socketpair(AF_UNIX, SOCK_STREAM, 0, sv) &&
+			 !setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF,
+				     &(int){ 32768 }, sizeof(int)), "setup");
+		d.fd = sv[1];
+		t_assert(!pthread_create(&d.thread, NULL, drip_read, &d),
+			 "reader");
+		t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
+		ret = t_run(&ring, sf_prep(t_sqe, SF_RING, in, sv[0], 0,
+					   16 << 20));
+		workers = t_io_wq_workers();
+		close(sv[0]);
+		pthread_join(d.thread, NULL);
+		t_check(ret == 16 << 20 && d.got == ret,
+			"a peer that drips gets the whole file (%d sent, %lld "
+			"read in %lld reads)", ret, d.got, d.reads);
+		t_check(!workers, "waiting that often, the SENDFILE held no "
+			"io-wq worker (%d)", workers);
+		_exit(t_failures ? 1 : 0);
+	}
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	t_check(WIFEXITED(status) && !WEXITSTATUS(status),
+		"the dripping peer's case passed");
 }
 
 /* Bytes waiting to be read at @fd, read and checked; -1 if wrong. */
@@ -265,6 +338,7 @@ int main(void)
 	t_make_file(FILE_PATH, SIZE);
 	slow_peer(AF_INET);
 	slow_peer(AF_UNIX);
+	dripping_peer();
 	stopped();
 	sys_stopped();
 	many_stuck();
