@@ -53,6 +53,7 @@ bool stock;
 bool no_drain;
 struct round_state this_round;
 static unsigned long sqes, cqes, flag_use[6];
+static unsigned long unread_sqes;	/* with a field their op does not read */
 
 /* what was done to rounds while their requests were in flight */
 static unsigned long replaced, unregistered, unregister_eintr, freed_pages,
@@ -239,6 +240,7 @@ struct inflight {
 	enum fop op;
 	uint8_t flags;
 	int res;
+	int unread;	/* a field set that the op does not read, or -1 */
 };
 
 static volatile sig_atomic_t sigpipes;	/* received so far */
@@ -382,10 +384,11 @@ static bool queue_one(struct round_rings *rr)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&rr->ring);
 	bool fixed = false;
 	enum fop op;
+	int unread;
 
 	if (!sqe)
 		return false;
-	op = make_sqe(sqe, &fixed, rr->quiet);
+	op = make_sqe(sqe, &fixed, rr->quiet, &unread);
 	if (fixed)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	if (chance(15))
@@ -399,7 +402,9 @@ static bool queue_one(struct round_rings *rr)
 	for (int f = 0; f < 6; f++)
 		flag_use[f] += !!(sqe->flags & (1U << f));
 	sqe->user_data = rr->nr;
-	rr->inf[rr->nr] = (struct inflight){ .op = op, .flags = sqe->flags };
+	rr->inf[rr->nr] = (struct inflight){ .op = op, .flags = sqe->flags,
+					     .unread = unread };
+	unread_sqes += unread >= 0;
 	rr->nr++;
 	sqes++;
 	return true;
@@ -450,6 +455,14 @@ static void account_cqe(struct round_rings *rr, const struct io_uring_cqe *cqe)
 		in->done = true;
 		in->res = cqe->res;
 		rr->completed++;
+	}
+	/* refused at prep, whatever else the SQE has */
+	if (in->unread >= 0 && cqe->res != -EINVAL) {
+		printf("round %lu: SQE %llu (%s) with %s set, which it does "
+		       "not read, completed with %d, not -EINVAL\n", rr->no,
+		       (unsigned long long)ud, fops[in->op].name,
+		       sqe_field_names[in->unread], cqe->res);
+		rr->errors++;
 	}
 	if (cqe->res < -4095) {
 		printf("round %lu: SQE %llu (%s) completed with %d (%#x), "
@@ -754,6 +767,8 @@ int main(int argc, char **argv)
 	printf("fuzz: flags: FIXED_FILE %lu, IO_DRAIN %lu, IO_LINK %lu, "
 	       "IO_HARDLINK %lu, ASYNC %lu\n", flag_use[0], flag_use[1],
 	       flag_use[2], flag_use[3], flag_use[4]);
+	printf("fuzz: %lu SQEs with a field their op does not read (each "
+	       "must fail with -EINVAL)\n", unread_sqes);
 	printf("| op | succeeded | failed |\n|---|--:|--:|\n");
 	for (int i = 0; i < NR_FOPS; i++)
 		printf("| %s | %lu | %lu |\n", fops[i].name, good[i], bad[i]);

@@ -34,8 +34,7 @@
 
 #include "fdcount.h"
 #include "nofd.h"
-
-#include "fdcount.h"
+#include "sqe-fields.h"
 
 #define MAX_BATCH 32
 #define SCRATCH (64 * 1024)
@@ -98,13 +97,19 @@ struct pick {
  * What the fuzzer knows about each op: its name in the coverage table,
  * whether only the series has it (--stock leaves it out) or only the
  * series lets it take a fixed file as its directory (STATX: its file;
- * --stock takes a regular fd then), how to make a random SQE of it, and
- * the good input of the good-input pass with the least result that is
- * good (none: the pass makes those by hand, in a chain).
+ * --stock takes a regular fd then), the SQE fields it reads, how to make
+ * a random SQE of it, and the good input of the good-input pass with the
+ * least result that is good (none: the pass makes those by hand, in a
+ * chain). The fields (lib/sqe-fields.h) are given for the ops the series
+ * adds or whose prep it changes, which refuse every other field with
+ * -EINVAL: a random SQE of one sometimes sets such a field, and must
+ * fail so. 0 for the others, whose preps are 7.3's and accept some fields
+ * they do not read.
  */
 struct fop_def {
 	const char *name;
 	bool nofd, nofd_fixed;
+	unsigned int reads;
 	void (*random)(struct io_uring_sqe *sqe, struct pick *p);
 	void (*good[2])(struct io_uring_sqe *sqe);
 	int good_min;
@@ -176,7 +181,8 @@ extern struct box_state box;
 
 /* ops.c */
 extern struct io_uring *good_target;	/* MSG_RING's, in the good pass */
-enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet);
+enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet,
+		  int *unread);
 void put_file(struct io_uring *ring, unsigned int slot);
 
 /* box.c */

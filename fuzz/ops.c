@@ -540,9 +540,11 @@ static void good_timeout_alone(struct io_uring_sqe *sqe)
 }
 
 const struct fop_def fops[NR_FOPS] = {
-	[F_OPENAT] = { "OPENAT", .nofd_fixed = true, .random = rand_openat,
+	[F_OPENAT] = { "OPENAT", .nofd_fixed = true,
+		       .reads = SQE_READS_OPENAT, .random = rand_openat,
 		       .good = { good_openat } },
-	[F_OPENAT2] = { "OPENAT2", .nofd_fixed = true, .random = rand_openat2,
+	[F_OPENAT2] = { "OPENAT2", .nofd_fixed = true,
+			.reads = SQE_READS_OPENAT2, .random = rand_openat2,
 			.good = { good_openat2 } },
 	[F_CLOSE] = { "CLOSE", .random = rand_close, .good = { good_close } },
 	[F_FILES_UPDATE] = { "FILES_UPDATE", .random = rand_files_update,
@@ -571,28 +573,36 @@ const struct fop_def fops[NR_FOPS] = {
 		     .good_min = 4 },
 	[F_SPLICE] = { "SPLICE", .random = rand_splice, .good = { good_splice },
 		       .good_min = 4 },
-	[F_STATX] = { "STATX", .nofd_fixed = true, .random = rand_statx,
-		      .good = { good_statx } },
+	[F_STATX] = { "STATX", .nofd_fixed = true, .reads = SQE_READS_STATX,
+		      .random = rand_statx, .good = { good_statx } },
 	[F_FSETXATTR] = { "FSETXATTR", .random = rand_fsetxattr,
 			  .good = { good_fsetxattr } },
 	[F_FGETXATTR] = { "FGETXATTR", .random = rand_fgetxattr,
 			  .good = { good_fgetxattr }, .good_min = 1 },
-	[F_PIPE] = { "PIPE", .random = rand_pipe, .good = { good_pipe } },
-	[F_SENDFILE] = { "SENDFILE", .nofd = true, .random = rand_sendfile,
+	[F_PIPE] = { "PIPE", .reads = SQE_READS_PIPE, .random = rand_pipe,
+		     .good = { good_pipe } },
+	[F_SENDFILE] = { "SENDFILE", .nofd = true,
+			 .reads = SQE_READS_SENDFILE, .random = rand_sendfile,
 			 .good = { good_sendfile }, .good_min = 4 },
-	[F_GETDENTS] = { "GETDENTS", .nofd = true, .random = rand_getdents,
+	[F_GETDENTS] = { "GETDENTS", .nofd = true,
+			 .reads = SQE_READS_GETDENTS, .random = rand_getdents,
 			 .good = { good_getdents }, .good_min = 1 },
-	[F_MKDIRAT] = { "MKDIRAT", .nofd_fixed = true, .random = rand_mkdirat,
+	[F_MKDIRAT] = { "MKDIRAT", .nofd_fixed = true,
+			.reads = SQE_READS_MKDIRAT, .random = rand_mkdirat,
 			.good = { good_mkdirat } },
 	[F_SYMLINKAT] = { "SYMLINKAT", .nofd_fixed = true,
+			  .reads = SQE_READS_SYMLINKAT,
 			  .random = rand_symlinkat,
 			  .good = { good_symlinkat } },
 	[F_RENAMEAT] = { "RENAMEAT", .nofd_fixed = true,
+			 .reads = SQE_READS_RENAMEAT,
 			 .random = rand_renameat,
 			 .good = { good_renameat } },
-	[F_LINKAT] = { "LINKAT", .nofd_fixed = true, .random = rand_linkat,
+	[F_LINKAT] = { "LINKAT", .nofd_fixed = true,
+		       .reads = SQE_READS_LINKAT, .random = rand_linkat,
 		       .good = { good_linkat } },
 	[F_UNLINKAT] = { "UNLINKAT", .nofd_fixed = true,
+			 .reads = SQE_READS_UNLINKAT,
 			 .random = rand_unlinkat,
 			 .good = { good_unlink_a, good_rmdir_d } },
 	[F_GETSOCKNAME] = { "GETSOCKNAME", .random = rand_getsockname,
@@ -607,10 +617,36 @@ _Static_assert(sizeof(fops) / sizeof(fops[0]) == NR_FOPS,
 	       "an op of enum fop without its fops[] entry");
 
 /*
- * Fill @sqe with a random request; returns its op. @quiet: not a WRITE,
- * the one op that may signal its submitter (as write(2) does).
+ * Set a field that @op does not read, nonzero, to a random value; which
+ * one, or -1 if the op is not in the field table (or has none unread).
  */
-enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet)
+static int set_unread(struct io_uring_sqe *sqe, enum fop op)
+{
+	unsigned int unread = SQE_ALL & ~fops[op].reads;
+	unsigned long long v = 1 + below(0x7fff);
+	int f, n = __builtin_popcount(unread);
+
+	if (!fops[op].reads || !n)
+		return -1;
+	for (f = 0, n = below(n); ; f++)
+		if ((unread & SQE_BIT(f)) && !n--)
+			break;
+	/* 64-bit fields: sometimes only a high bit */
+	if ((f == SQE_OFF || f == SQE_ADDR || f == SQE_ADDR3 ||
+	     f == SQE_PAD2) && chance(30))
+		v = 1ULL << (32 + below(32));
+	sqe_field_set(sqe, f, v);
+	return f;
+}
+
+/*
+ * Fill @sqe with a random request; returns its op. @quiet: not a WRITE,
+ * the one op that may signal its submitter (as write(2) does). *@unread:
+ * a field the op does not read that was set (it must fail with -EINVAL),
+ * or -1.
+ */
+enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet,
+		  int *unread)
 {
 	enum fop op = below(NR_FOPS);
 	struct pick p;
@@ -630,6 +666,8 @@ enum fop make_sqe(struct io_uring_sqe *sqe, bool *fixed, bool quiet)
 		p.fixed = false;
 		sqe->ioprio = 0;
 	}
+	/* --stock: 7.3's preps accept fields they do not read */
+	*unread = !stock && chance(4) ? set_unread(sqe, op) : -1;
 	*fixed = p.fixed;
 	return op;
 }

@@ -7,9 +7,10 @@
  * -EACCES, for OPENAT, OPENAT2, STATX, MKDIRAT, UNLINKAT, SYMLINKAT,
  * RENAMEAT and LINKAT (and IORING_RENAMELINK_FIXED_NEWDIR alone), while a READ
  * of a registered file still works and an op without IOSQE_FIXED_FILE
- * still fails the restriction (-EACCES). A ring with restrictions that do
- * not require the flag, which can name any path through AT_FDCWD anyway,
- * takes fixed dirfds as before.
+ * still fails the restriction (-EACCES). A ring whose restrictions allow
+ * the flag without requiring it, which can name any path through AT_FDCWD
+ * anyway, takes fixed dirfds as before (restrictions that do not allow it
+ * refuse them: tests/fixed-dirfd-not-allowed).
  */
 #include <linux/openat2.h>
 
@@ -120,8 +121,8 @@ int main(void)
 
 	setup(&ring, false);
 	ret = dir_op(&ring, 0, false);
-	t_check_res(ret, 0, "restrictions without FIXED_FILE required: OPENAT "
-		    "on a fixed directory works");
+	t_check_res(ret, 0, "restrictions allowing FIXED_FILE, not requiring "
+		    "it: OPENAT on a fixed directory works");
 	ret = dir_op(&ring, 3, false);
 	t_check_res(ret, 0, "and MKDIRAT");
 	ret = dir_op(&ring, 7, true);

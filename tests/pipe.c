@@ -5,9 +5,10 @@
  * pipe2() flag works; data flows through the direct pipe with READ/WRITE
  * and with SPLICE between a direct file and the direct pipe; every bad SQE
  * and every failure (bad address, slot out of range, full table) leaves
- * nothing behind. A conformance test of mainline's op: it ignores
- * sqe->len and sqe->buf_index (v3's PIPE refused them), and checks
- * O_CLOEXEC against a direct install when it runs, not at prep.
+ * nothing behind. A conformance test of mainline's op, which checks
+ * O_CLOEXEC against a direct install when it runs, not at prep. (Mainline
+ * ignores sqe->len, sqe->buf_index and __pad2; the nofd PIPE, which reads
+ * a size from sqe->off, refuses them: tests/sqe-unused-fields.)
  */
 #include "test.h"
 
