@@ -131,9 +131,10 @@ for t in "${topics[@]}"; do
 	grep -q "^base-commit: $base\$" "$t/0000-cover-letter.patch" ||
 		{ say "$name: its base-commit is not the pinned tree ($base)"; exit 1; }
 	git checkout -q -B "check/$name" nofd-base
+	# what it needs, stacked as the stack has them
 	for need in $(nofd_topic_needs "$t"); do
 		mapfile -t p < <(nofd_topic_patches "$need")
-		am "${p[@]}"
+		nofd_am_stacked "${p[@]}" >/dev/null
 	done
 	under=$(git rev-parse HEAD)
 	mapfile -t p < <(nofd_topic_patches "$t")

@@ -59,10 +59,13 @@ for t in $(nofd_topics); do
 	desc=$({ header "$t" Subject; echo; sed '1,/^$/d' "$t/cover.txt"; })
 	git config "branch.format/$name.description" "$desc"
 	# --zero-commit: the files change only when the patches do
-	args=(--cover-letter --cover-from-description=subject --zero-commit
-	      --base=nofd-base --subject-prefix=PATCH -o "$t")
+	# a later version says so in the subject only: the files keep their
+	# names (0000-cover-letter.patch, ...), which the series file lists
 	v=$(header "$t" Version)
-	[ "${v:-1}" = 1 ] || args+=(-v "$v")
+	prefix=PATCH
+	[ "${v:-1}" = 1 ] || prefix="PATCH v$v"
+	args=(--cover-letter --cover-from-description=subject --zero-commit
+	      --base=nofd-base --subject-prefix="$prefix" -o "$t")
 	while IFS= read -r to; do args+=(--to="$to"); done < <(header "$t" To)
 	while IFS= read -r cc; do args+=(--cc="$cc"); done < <(header "$t" Cc)
 	rm -f "$t"/*.patch

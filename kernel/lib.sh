@@ -85,6 +85,8 @@ nofd_base_commit() {
 
 nofd_pinned_commit() {
 	git init -q
+	# no background gc: it would outlive its caller, holding its locks
+	git config gc.auto 0
 	# The packaged tree's .gitignore ignores everything: add it by force.
 	git add -f .
 	GIT_AUTHOR_NAME=nofd GIT_AUTHOR_EMAIL=nofd@localhost \
@@ -187,7 +189,7 @@ nofd_resolve_appends() {
 	local files
 	mapfile -t files < <(git diff --name-only --diff-filter=U)
 	[ ${#files[@]} -gt 0 ] && nofd_append_merge "${files[@]}" >&2 &&
-		git add -- "${files[@]}" && echo "${files[@]}"
+		git add -f -- "${files[@]}" && echo "${files[@]}"
 }
 
 nofd_am_stacked() {
