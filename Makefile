@@ -96,7 +96,7 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/%: vm/%.c lib/frame.h | deps
+$(B)/host/%: vm/%.c lib/frame.h lib/splats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
