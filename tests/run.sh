@@ -97,7 +97,7 @@ done
 guest_plan=0 ran=0
 declare -A reported=()
 # no log of an earlier run may stand in for this one's
-rm -f "$out/console.log" "$out/splats"
+mkdir -p "$out" && rm -f "$out/console.log" "$out/splats"
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $line in
