@@ -47,13 +47,15 @@ BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard be
 HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
 	$(B)/host/profile-report $(B)/host/versus-report
 PLUGIN := $(B)/profile/insn-prof.so
+# the stand-in test of the harness's self-test (tests/host/harness.sh)
+HARNESS := $(B)/harness/fake-test
 LIBURING_SERIES := $(B)/liburing/built
 
 .PHONY: all deps httpd kernel-fast kernel-debug initramfs test demo versus-native \
 	bench bench-native bench-spread fuzz profile compile-check liburing clean \
 	help
 
-all: $(HOST) $(GUEST) $(BENCH) $(TESTS)
+all: $(HOST) $(GUEST) $(BENCH) $(TESTS) $(HARNESS)
 
 # make httpd asks deps.sh for what the server needs only
 DEPS_ARGS ?=
@@ -96,7 +98,7 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/%: vm/%.c lib/frame.h | deps
+$(B)/host/%: vm/%.c lib/frame.h lib/splats.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -151,11 +153,15 @@ $(BIN)/tests/%: tests/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
+$(HARNESS): tests/host/harness/fake-test.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
 # it includes the server's http.c, to check it against libc
 $(BIN)/tests/http-format $(BIN)/tests/http-content-type \
 	$(BIN)/tests/http-range $(BIN)/tests/http-accept: httpd/http.c httpd/http.h
 
-test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs
+test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs $(HARNESS)
 	tests/run.sh --kernel $(DEBUG)
 
 # The article's greeting chain, then nofd-httpd against nginx (bench/httpd/demo.sh),

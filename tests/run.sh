@@ -7,7 +7,14 @@
 #   tests/run.sh --kernel IMAGE [--out DIR]
 #
 # IMAGE is the kernel to boot (the Makefile passes the debug one); DIR gets
-# the guest's logs (default build/vm).
+# the guest's logs (default build/vm). For the harness's own check
+# (tests/host/harness.sh), with stand-in tests:
+#   --initrd CPIO   the guest root (default build/initramfs.cpio.gz)
+#   --expect FILE   the names of the guest's tests, one a line (default:
+#                   tests/*.c and the liburing series' tests)
+#   --limit SEC     each test's time limit in the guest (default 600)
+#   --timeout SEC   the guest's (default 2400, or $NOFD_TEST_TIMEOUT)
+#   --no-host-checks
 #
 # No set -e, on purpose: a failing check or guest run is counted and the
 # run goes on, so that one failure does not hide the others.
@@ -16,21 +23,34 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . kernel/lib.sh
-kernel= out=build/vm
+usage="usage: tests/run.sh --kernel IMAGE [--out DIR] [--initrd CPIO] [--expect FILE] [--limit SEC] [--timeout SEC] [--no-host-checks]"
+# the guest's limit, host seconds: alone it takes about 1,200 (docs/
+# timings.md); beside a kernel build or make demo, half as long again
+kernel= out=build/vm initrd=build/initramfs.cpio.gz expect= limit=600
+timeout=${NOFD_TEST_TIMEOUT:-2400}
+host_checks=(tests/host/*.sh)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	*) echo "usage: tests/run.sh --kernel IMAGE [--out DIR]" >&2; exit 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--expect) expect=$2; shift 2 ;;
+	--limit) limit=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--no-host-checks) host_checks=(); shift ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
-[ -n "$kernel" ] || { echo "usage: tests/run.sh --kernel IMAGE [--out DIR]" >&2; exit 2; }
-# the guest's limit, host seconds: alone it takes about 1,200 (docs/
-# timings.md); beside a kernel build or make demo, half as long again
-timeout=${NOFD_TEST_TIMEOUT:-2400}
-host_checks=(tests/host/*.sh)
+[ -n "$kernel" ] || { echo "$usage" >&2; exit 2; }
 # the initramfs's /tests (Makefile: TESTS, and the liburing series' tests)
-guest_tests=(tests/*.c build/liburing/tests/liburing-*)
+if [ -n "$expect" ]; then
+	mapfile -t guest_tests <"$expect"
+else
+	guest_tests=()
+	for f in tests/*.c build/liburing/tests/liburing-*; do
+		[ -e "$f" ] && guest_tests+=("$(basename "$f" .c)")
+	done
+fi
 nr_tests=${#guest_tests[@]}
 passed=0 failed=0 skipped=0 n=0
 
@@ -45,8 +65,8 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 }
 
 echo "TAP version 13"
-# the host checks, the guest tests, 3 guest checks
-echo "1..$(( ${#host_checks[@]} + nr_tests + 3 ))"
+# the host checks, the guest tests, 4 guest checks
+echo "1..$(( ${#host_checks[@]} + nr_tests + 4 ))"
 echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches in $(nofd_topics | wc -l) topics, $(basename "$kernel")"
 
 # 1. The host checks, tests/host/*.sh KERNEL: each exits 0 (ok), 4 (skip)
@@ -69,29 +89,38 @@ done
 
 # 2. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the
-#    tests' own output) pass through. The guest has a scratch ext4 disk,
-#    /dev/vda, for the tests that need a disk filesystem (sendfile-cold).
+#    tests' own output) pass through. ktap-run asks the kernel whether it
+#    is nofd's and then fails every skip itself. The guest has a scratch
+#    ext4 disk, /dev/vda, for the tests that need a disk filesystem
+#    (sendfile-cold). A test that never reported gets a result of its own,
+#    after the others.
 guest_plan=0 ran=0
+declare -A reported=()
+# no log of an earlier run may stand in for this one's
+mkdir -p "$out" && rm -f "$out/console.log" "$out/splats"
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $line in
-	# the liburing series' tests skip on a kernel without the series:
-	# never on this one
-	"ok "[0-9]*" liburing-"*"# SKIP"*)
-		result "not ok" "guest: ${line#ok [0-9]* } (a skip on the nofd kernel)"
-		ran=$((ran + 1)) ;;
-	"ok "[0-9]*) result ok "guest: ${line#ok [0-9]* }"; ran=$((ran + 1)) ;;
-	"not ok "[0-9]*) result "not ok" "guest: ${line#not ok [0-9]* }"; ran=$((ran + 1)) ;;
+	"ok "[0-9]*|"not ok "[0-9]*)
+		rest=${line#ok [0-9]* }
+		[ "${line:0:3}" = "ok " ] || rest=${line#not ok [0-9]* }
+		reported[${rest%% *}]=1
+		ran=$((ran + 1))
+		result "${line%% [0-9]*}" "guest: $rest" ;;
 	1..*) guest_plan=${line#1..} ;;
 	"TAP version"*) ;;
 	"#"*) echo "$line" ;;
 	*) echo "# $line" ;;
 	esac
-done < <(vm/run.sh --kernel "$kernel" --timeout "$timeout" --out "$out" \
-	--disk 64 -- /bin/ktap-run -t 600 /tests)
+done < <(vm/run.sh --kernel "$kernel" --initrd "$initrd" --timeout "$timeout" \
+	--out "$out" --disk 64 -- /bin/ktap-run -t "$limit" /tests)
 wait $!
 rc=$?
 
+for name in "${guest_tests[@]}"; do
+	[ -n "${reported[$name]:-}" ] ||
+		result "not ok" "guest: $name (never ran: the guest did not report it)"
+done
 if [ "$ran" = "$nr_tests" ] && [ "$guest_plan" = "$nr_tests" ]; then
 	result ok "guest: all $nr_tests tests reported"
 else
@@ -102,11 +131,40 @@ case $rc in
 255) result "not ok" "guest: reported an exit status (it crashed or panicked)" ;;
 *) result ok "guest: finished and reported its exit status" ;;
 esac
-if [ $rc = 125 ]; then
-	result "not ok" "kernel log: no BUG, WARNING, KASAN, lockdep, kmemleak or hung task"
-	sed 's/^/# /' "$out/splats" | head -40
+
+# 3. The kernel log, whatever the guest's exit status: a splat that came
+#    with a timeout or a crash fails it too. Each splat line is shown with
+#    the test that was running (ktap-run's "nofd: running NAME").
+what="kernel log: no BUG, WARNING, KASAN, lockdep, kmemleak, hung task, filesystem error or checker turned off"
+build/host/logscan "$out/console.log" >"$out/splats" 2>&1
+case $? in
+0) result ok "$what" ;;
+1) result "not ok" "$what"
+   awk -v splats="$out/splats" '
+	BEGIN { while ((getline l < splats) > 0) {
+		sub(/^[^:]*:/, "", l); nr = l + 0; sub(/^[0-9]*: /, "", l)
+		want[nr] = l } }
+	/nofd: running / { t = $NF } /nofd: finished / { t = "after " $NF }
+	NR in want { print "# (" (t == "" ? "boot" : t) ") " want[NR] }
+	' "$out/console.log" | tr -d '\r' | head -40 ;;
+*) result "not ok" "$what (no kernel log: $(head -1 "$out/splats"))" ;;
+esac
+# On a kernel with kmemleak (its config beside the image says, or its boot
+# log), vm/init.c scans at the end and says so; a scan that did not run
+# is a failure, not a clean report.
+config=$(dirname "$kernel")/config-$(basename "$kernel" | sed 's/^bzImage-//')
+what="kernel log: kmemleak scanned the guest at its end"
+if grep -qx 'CONFIG_DEBUG_KMEMLEAK=y' "$config" 2>/dev/null ||
+	grep -q 'kmemleak: Kernel memory leak detector initialized' "$out/console.log" 2>/dev/null; then
+	if grep -q 'nofd-init: kmemleak scan done' "$out/console.log" 2>/dev/null; then
+		result ok "$what"
+	else
+		result "not ok" "$what (a kmemleak kernel, and no scan ran)"
+		grep -a 'nofd-init: .*kmemleak' "$out/console.log" 2>/dev/null |
+			tr -d '\r' | sed 's/^/# /' | head -5
+	fi
 else
-	result ok "kernel log: no BUG, WARNING, KASAN, lockdep, kmemleak or hung task"
+	result ok "$what # SKIP not a kmemleak kernel"
 fi
 
 line="$passed passed, $failed failed"

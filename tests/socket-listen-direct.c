@@ -33,10 +33,8 @@ int main(void)
 
 	ret = t_run(&ring, io_uring_prep_socket_direct(t_sqe, AF_INET, SOCK_STREAM,
 						       0, 0, 0));
-	if (ret == -EINVAL) {
-		printf("SKIP: SOCKET has no direct variant here\n");
-		return T_EXIT_SKIP;
-	}
+	if (ret == -EINVAL)
+		return t_no_feature("a direct SOCKET");
 	t_check_res(ret, 0, "SOCKET into slot 0 returns 0");
 	ret = t_run(&ring, {
 		io_uring_prep_bind(t_sqe, 0, (struct sockaddr *)&addr, sizeof(addr));

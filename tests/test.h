@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "fdcount.h"
@@ -79,14 +78,16 @@ static inline int t_exit(void)
 }
 
 /*
- * Kernels built by nofd say so in uname -r (CONFIG_LOCALVERSION="-nofd").
- * A test of a nofd feature may skip elsewhere, never on such a kernel.
+ * Whether this is a nofd kernel: one that answers IORING_REGISTER_QUERY's
+ * IO_URING_QUERY_NOFD (kernel topic 07-nofd-query), whatever its version
+ * string says. A test of a nofd feature may skip elsewhere, never on such
+ * a kernel; vm/ktap-run.c asks the same and fails every skip there.
  */
 static inline int t_nofd_kernel(void)
 {
-	struct utsname u;
+	struct io_uring_query_nofd q;
 
-	return !uname(&u) && strstr(u.release, "-nofd");
+	return !nofd_query(&q);
 }
 
 /* Skip, or fail on the nofd kernel, because the kernel lacks @feature. */

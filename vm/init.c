@@ -93,41 +93,59 @@ static int run(char **argv, int out)
 	return WEXITSTATUS(status);
 }
 
-static void write_file(const char *path, const char *s)
+static int write_file(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
 
-	if (fd >= 0) {
-		if (write(fd, s, strlen(s)) < 0)
-			dprintf(2, "nofd-init: %s: %s\n", path, strerror(errno));
-		close(fd);
-	}
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 /*
  * kmemleak only reports objects older than five seconds and found
  * unreferenced by a scan, so give deferred frees (io_uring's ring exit work,
  * RCU) time to run, then scan twice and print the report on the console,
- * where the host's log scan sees it.
+ * where the host's log scan sees it. The last line says whether the scan
+ * ran: "nofd-init: kmemleak scan done", or why not; tests/run.sh fails a
+ * kmemleak kernel's run without the first (kmemleak that turned itself
+ * off refuses the scan).
  */
 static void kmemleak_report(void)
 {
 	char buf[4096];
-	ssize_t n;
-	int fd;
+	ssize_t n = 0;
+	int fd, ret;
 
-	if (access(KMEMLEAK, F_OK))
+	if (access(KMEMLEAK, F_OK)) {
+		dprintf(1, "nofd-init: no kmemleak scan: %s: %s\n", KMEMLEAK,
+			strerror(errno));
 		return;
+	}
 	sleep(6);
-	write_file(KMEMLEAK, "scan");
-	write_file(KMEMLEAK, "scan");
-	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	ret = write_file(KMEMLEAK, "scan");
+	if (!ret)
+		ret = write_file(KMEMLEAK, "scan");
+	if (ret) {
+		dprintf(1, "nofd-init: no kmemleak scan: writing scan to %s: "
+			"%s\n", KMEMLEAK, strerror(-ret));
 		return;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (write(1, buf, n) < 0)
-			break;
-	close(fd);
+	}
+	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (write(1, buf, n) < 0)
+				break;
+		close(fd);
+	}
+	if (fd < 0 || n < 0) {
+		dprintf(1, "nofd-init: no kmemleak report: reading %s: %s\n",
+			KMEMLEAK, strerror(errno));
+		return;
+	}
 	dprintf(1, "nofd-init: kmemleak scan done\n");
 }
 

@@ -2,7 +2,8 @@
 /*
  * Description: scans a guest's kernel log for reports that fail a run even
  * when every test passed: BUG, WARNING, KASAN/KFENCE, lockdep, kmemleak,
- * hung tasks, RCU stalls, oopses and panics. Prints each offending line
+ * hung tasks, RCU stalls, oopses and panics, filesystem errors, and a
+ * checker turning itself off (lib/splats.h). Prints each offending line
  * with its line number.
  *
  *   logscan FILE...      exit 0: clean, 1: a splat was found, 2: error
@@ -10,24 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const splats[] = {
-	"BUG:",			/* BUG(), KASAN, KFENCE, sleep in atomic, soft lockup */
-	"kernel BUG at",
-	"WARNING:",		/* WARN*(), lockdep, suspicious RCU usage */
-	"KASAN:",
-	"KFENCE:",
-	"UBSAN:",
-	"possible recursive locking detected",
-	"possible circular locking dependency",
-	"inconsistent lock state",
-	"INFO: task",		/* hung task detector */
-	"INFO: rcu",		/* RCU stall detector */
-	"unreferenced object 0x",	/* kmemleak */
-	"Oops:",
-	"general protection fault",
-	"Kernel panic",
-	"Call Trace:",		/* any other stack dump */
-};
+#include "splats.h"
 
 static int scan(const char *path)
 {
@@ -42,14 +26,11 @@ static int scan(const char *path)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		nr++;
-		for (size_t i = 0; i < sizeof(splats) / sizeof(splats[0]); i++) {
-			if (strstr(line, splats[i])) {
-				printf("%s:%lu: %s", path, nr, line);
-				if (!strchr(line, '\n'))
-					putchar('\n');
-				found = 1;
-				break;
-			}
+		if (nofd_splat(line)) {
+			printf("%s:%lu: %s", path, nr, line);
+			if (!strchr(line, '\n'))
+				putchar('\n');
+			found = 1;
 		}
 	}
 	fclose(f);
