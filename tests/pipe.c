@@ -185,61 +185,6 @@ static void splice_through(struct io_uring *ring)
 	unlink(DST);
 }
 
-/*
- * Mainline's PIPE reads neither sqe->len nor sqe->buf_index, and the
- * series' (topic 04-pipe-size: io_pipe_prep() refuses sqe->fd and
- * sqe->addr3, reads the size from sqe->off) leaves them so: a PIPE with
- * either set makes a pipe as one without, to regular fds and into slots.
- */
-static void ignored(struct io_uring *ring, int fds_before)
-{
-	static const struct {
-		const char *what;
-		unsigned int len;
-		unsigned short buf_index;
-		int direct;
-	} cases[] = {
-		{ "sqe->len 1", .len = 1 },
-		{ "sqe->buf_index 1", .buf_index = 1 },
-		{ "sqe->len ~0 and sqe->buf_index 0xffff", .len = ~0U,
-		  .buf_index = 0xffff },
-		{ "sqe->len 1, into slots", .len = 1, .direct = 1 },
-		{ "sqe->buf_index 1, into slots", .buf_index = 1, .direct = 1 },
-	};
-	char buf[8];
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int fds[2] = { -1, -1 }, ret, moved;
-
-		ret = t_run(ring, {
-			if (cases[i].direct)
-				io_uring_prep_pipe_direct(t_sqe, fds, 0, 0);
-			else
-				io_uring_prep_pipe(t_sqe, fds, 0);
-			t_sqe->len = cases[i].len;
-			t_sqe->buf_index = cases[i].buf_index;
-		});
-		t_check_res(ret, 0, "PIPE with %s: makes a pipe, the field "
-			    "ignored", cases[i].what);
-		if (ret)
-			continue;
-		if (cases[i].direct) {
-			moved = rw_slot(ring, IORING_OP_WRITE, fds[1], "x", 1) == 1 &&
-				rw_slot(ring, IORING_OP_READ, fds[0], buf, 8) == 1;
-			close_slots(ring, fds);
-		} else {
-			moved = write(fds[1], "x", 1) == 1 &&
-				read(fds[0], buf, 8) == 1;
-			close(fds[0]);
-			close(fds[1]);
-		}
-		t_check(moved, "PIPE with %s: a byte goes through it",
-			cases[i].what);
-	}
-	t_check(t_table_empty(ring, NR_SLOTS) && t_count_fds() == fds_before,
-		"and nothing is left behind");
-}
-
 static void errors(struct io_uring *ring, int fds_before)
 {
 	static const struct {
@@ -319,7 +264,6 @@ int main(void)
 	regular(&ring);
 	direct(&ring, fds_before);
 	splice_through(&ring);
-	ignored(&ring, fds_before);
 	errors(&ring, fds_before);
 	t_check(t_table_empty(&ring, NR_SLOTS), "at the end the table is empty");
 	t_check(t_count_fds() == fds_before, "and /proc/self/fd is as at the start");
