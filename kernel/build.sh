@@ -39,7 +39,7 @@ if [ ! -f "$NOFD_TARBALL" ]; then
 fi
 
 # What the image depends on; the source tree only on the series.
-series_key=$( { echo "$version"; cat "$top/kernel/apply-series.sh" \
+series_key=$( { echo "$version"; cat "$top/kernel/lib.sh" \
 	"$top/kernel/append-merge.c" "${patches[@]}"; } |
 	sha256sum | cut -c1-16)
 image_key=$( { echo "$series_key $flavour"; cat "${fragments[@]}" "$0" "$top/kernel/lib.sh";
@@ -61,7 +61,7 @@ if [ "$(cat "$src/.nofd-series" 2>/dev/null)" != "$series_key" ]; then
 	rm -rf "$src" "$build/kernel-fast" "$build/kernel-debug"
 	nofd_unpack "$src"
 	(cd "$src" && nofd_base_commit)
-	if ! "$top/kernel/apply-series.sh" "$src" "${patches[@]}"; then
+	if ! (cd "$src" && nofd_apply_series); then
 		echo "kernel/build.sh: the series does not apply to linux-source-7.3 $version" >&2
 		rm -rf "$src"
 		exit 1

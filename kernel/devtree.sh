@@ -29,11 +29,5 @@ nofd_base_commit
 # Patches carry the identity of the nofd repository's commits.
 git config user.name "$(git -C "$top" config user.name || echo nofd)"
 git config user.email "$(git -C "$top" config user.email || echo nofd@localhost)"
-n=0
-for t in $(nofd_topics); do
-	mapfile -t patches < <(nofd_topic_patches "$t")
-	nofd_am_stacked "${patches[@]}"
-	git tag "nofd-topic/$(basename "$t")"
-	n=$((n + ${#patches[@]}))
-done
-echo "devtree: $dir at nofd-base + $n patches in $(nofd_topics | wc -l) topics"
+nofd_apply_series --tag >/dev/null
+echo "devtree: $dir at nofd-base + $(nofd_patches | wc -l) patches in $(nofd_topics | wc -l) topics"

@@ -34,6 +34,13 @@
 #                           not apply as it is is merged (git am -3) where
 #                           its only conflicts are two topics appending to
 #                           one list (kernel/append-merge.c), else fails
+#   nofd_apply_series [--tag]
+#                           in a git tree at nofd-base: every topic of
+#                           kernel/patches stacked, each applied alone first
+#                           (onto the base and what it needs, on a branch of
+#                           its own) so that git am -3 has the blobs its
+#                           patches were made against; --tag tags each
+#                           topic's last commit nofd-topic/NN-NAME
 #   nofd_pick_alone COMMIT...
 #                           the same for git cherry-pick: a topic's commits
 #                           onto the base and what it needs, without the
@@ -224,4 +231,33 @@ nofd_pick_alone() {
 	done
 	git cherry-pick --abort 2>/dev/null || true
 	return 1
+}
+
+nofd_apply_series() {
+	local t name need p n x stack tag=0
+	local -x GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-nofd}
+	local -x GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-nofd@localhost}
+	[ "${1:-}" != --tag ] || tag=1
+	stack=$(git symbolic-ref --short HEAD) || return 1
+	for t in $(nofd_topics); do
+		name=$(basename "$t")
+		mapfile -t p < <(nofd_topic_patches "$t")
+		git checkout -q -B "alone/$name" nofd-base
+		for need in $(nofd_topic_needs "$t"); do
+			mapfile -t n < <(nofd_topic_patches "$need")
+			nofd_am_stacked "${n[@]}" >/dev/null || return 1
+		done
+		if ! git am -q "${p[@]}"; then
+			git am --abort 2>/dev/null || true
+			echo "kernel: $name does not apply alone onto nofd-base and what it needs" >&2
+			return 1
+		fi
+		git checkout -q "$stack"
+		for x in "${p[@]}"; do
+			echo "kernel: applying $(basename "$x")"
+			nofd_am_stacked "$x" || return 1
+		done
+		git branch -q -D "alone/$name"
+		[ $tag = 0 ] || git tag -f "nofd-topic/$name" >/dev/null
+	done
 }
