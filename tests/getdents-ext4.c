@@ -17,9 +17,13 @@
  * Partly cached (a review found these wrong in the first version): an
  * htree directory whose root and one leaf (the first, or the last) a
  * lookup read after a remount lists each entry once, each record with
- * getdents64(2)'s d_off, though requests go inline and to io-wq in turn; a linear directory read from an
- * lseek() into the middle of a record, its next block not cached, gives
- * getdents64(2)'s records from there and no ext4 error in the kernel log.
+ * getdents64(2)'s d_off, though requests go inline and to io-wq in turn;
+ * a linear directory read from an lseek() into the middle of a record, its
+ * next block not cached, gives getdents64(2)'s records from there and no
+ * ext4 error in the kernel log; and read from its start, the request that
+ * stops before that block gives its last record getdents64(2)'s d_off,
+ * the next live entry's position, when the block starts with a deleted
+ * entry and when it has no live one (v10 gave the block's start).
  */
 #include <sys/fanotify.h>
 #include <sys/klog.h>
@@ -315,6 +319,14 @@ static void partly_cached(const char *what, const char *disk, const char *mnt,
 	gd_list_free(&got);
 }
 
+static void unlink_entry(const char *dir, const char *name)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	t_assert(!unlink(path), "unlink %s", path);
+}
+
 static void partly_cached_cases(const char *fs, const char *disk,
 				const char *mnt, bool htree)
 {
@@ -335,15 +347,36 @@ static void partly_cached_cases(const char *fs, const char *disk,
 			 fs);
 		partly_cached(what, disk, mnt, dir, &ref, 2, 0);
 	} else {
+		size_t last = 0;	/* the last entry of block 7 */
+
 		/* 1 KiB blocks: a lookup reads blocks 0-7 ahead; into the
 		 * middle of the record that ends block 7 */
-		for (size_t i = 1; i < ref.nr && !pos; i++)
+		for (size_t i = 1; i < ref.nr && !last; i++)
 			if (ref.ent[i].off == 8 * 1024)
-				pos = ref.ent[i - 1].off + 4;
-		t_assert(pos > 0, "%s: no record ends at 8 KiB", fs);
+				last = i;
+		t_assert(last > 0 && last + 2 < ref.nr,
+			 "%s: no record ends at 8 KiB", fs);
+		pos = ref.ent[last - 1].off + 4;
 		snprintf(what, sizeof(what), "%s, from the middle of a record, "
 			 "the next block not cached", fs);
 		partly_cached(what, disk, mnt, dir, &ref, 3, pos);
+		/*
+		 * From the start: a request ends before block 8, which is
+		 * not cached. Its last record's d_off is where getdents64(2)
+		 * goes on: the first live entry after it, in block 8 past a
+		 * deleted one, then in block 9 when block 8 has none (v10
+		 * gave the start of block 8).
+		 */
+		unlink_entry(dir, ref.ent[last + 1].name);
+		snprintf(what, sizeof(what), "%s, the next block not cached "
+			 "and starting with a deleted entry", fs);
+		partly_cached(what, disk, mnt, dir, &ref, 3, 0);
+		for (size_t i = last + 2; i < ref.nr &&
+		     ref.ent[i - 1].off < 9 * 1024; i++)
+			unlink_entry(dir, ref.ent[i].name);
+		snprintf(what, sizeof(what), "%s, the next block not cached "
+			 "and with no live entry", fs);
+		partly_cached(what, disk, mnt, dir, &ref, 3, 0);
 	}
 	gd_list_free(&ref);
 	gd_remove_dir(dir, 1000);
