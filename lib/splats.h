@@ -56,4 +56,46 @@ static inline const char *nofd_splat(const char *line)
 	return NULL;
 }
 
+/*
+ * A test that makes the kernel report something on purpose (a directory
+ * block it corrupted fails its checksum) says so in the kernel log first,
+ * through /dev/kmsg: a line with NOFD_EXPECT and a text makes the lines
+ * that contain that text expected, until a line with NOFD_EXPECT_END.
+ * The text names the very object (the inode and block it corrupted), so
+ * that any other report still fails the run. A scanner reads the log in
+ * order with a struct nofd_scan of its own, zeroed at the start.
+ */
+#define NOFD_EXPECT "nofd: expected in the kernel log: "
+#define NOFD_EXPECT_END "nofd: expected no more"
+
+struct nofd_scan {
+	char expect[256];
+};
+
+/* nofd_splat() of @line, unless an earlier line said to expect it. */
+static inline const char *nofd_scan_line(struct nofd_scan *sc,
+					 const char *line)
+{
+	const char *mark = strstr(line, NOFD_EXPECT);
+
+	if (mark) {
+		size_t n;
+
+		mark += strlen(NOFD_EXPECT);
+		n = strcspn(mark, "\r\n");
+		if (n >= sizeof(sc->expect))
+			n = sizeof(sc->expect) - 1;
+		memcpy(sc->expect, mark, n);
+		sc->expect[n] = '\0';
+		return NULL;
+	}
+	if (strstr(line, NOFD_EXPECT_END)) {
+		sc->expect[0] = '\0';
+		return NULL;
+	}
+	if (sc->expect[0] && strstr(line, sc->expect))
+		return NULL;
+	return nofd_splat(line);
+}
+
 #endif

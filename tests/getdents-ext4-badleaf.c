@@ -9,7 +9,9 @@
  * later call, for ever, a reader never reaching the end nor an error.
  * GETDENTS, on a descriptor and on a slot, gives what getdents64(2)
  * gives, call by call. The block is put back afterwards, and the
- * directory then lists as it did before.
+ * directory then lists as it did before. ext4 reports the bad block in the
+ * kernel log each time it reads it: the test tells the log's scanners to
+ * expect those reports, of that inode and block only (lib/splats.h).
  */
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -17,6 +19,7 @@
 #include <sys/statfs.h>
 
 #include "getdents-fixture.h"
+#include "splats.h"
 
 #define DISK "/dev/vda"
 #define MNT "/tmp/getdents-badleaf"
@@ -45,6 +48,23 @@ static off_t physical(int fd, unsigned long bsize, unsigned int lblk)
 	}
 	t_assert(0, "block %u of the directory is not mapped", lblk);
 	return -1;
+}
+
+/*
+ * Tell the kernel log's scanners (lib/splats.h) to expect the reports of
+ * this block, or (@text NULL) no more.
+ */
+static void expect_in_log(const char *text)
+{
+	char line[256];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n;
+
+	if (text)
+		n = snprintf(line, sizeof(line), NOFD_EXPECT "%s\n", text);
+	else
+		n = snprintf(line, sizeof(line), NOFD_EXPECT_END "\n");
+	t_assert(fd >= 0 && write(fd, line, n) == n && !close(fd),
+		 "/dev/kmsg");
 }
 
 /* Read or write @bsize bytes at @off of the unmounted disk, O_DIRECT. */
@@ -160,6 +180,8 @@ int main(void)
 	unsigned char *root, *leaf, *saved;
 	unsigned int lblk;
 	struct statfs sfs;
+	struct stat st;
+	char text[64];
 	off_t rootoff, leafoff;
 	int fd, flags;
 
@@ -195,6 +217,7 @@ int main(void)
 	fd = open(TDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t_assert(fd >= 0 && lblk > 0, "the first leaf (block %u)", lblk);
 	leafoff = physical(fd, bsize, lblk);
+	t_assert(!fstat(fd, &st), "fstat");
 	close(fd);
 
 	/* a byte of the first entry's name changed: a bad checksum */
@@ -205,12 +228,17 @@ int main(void)
 	disk_io(true, leafoff, leaf, bsize);
 	t_assert(!mount(DISK, MNT, "ext4", 0, NULL), "mount %s", DISK);
 
+	/* ext4 reports the block each time it reads it: "inode #I: block B:" */
+	snprintf(text, sizeof(text), "inode #%lu: block %u: ",
+		 (unsigned long)st.st_ino, lblk);
+	expect_in_log(text);
 	check_reads();
 
 	/* the block as it was: the directory lists as before */
 	t_assert(t_wait_for(!umount(MNT)), "umount %s", MNT);
 	memcpy(leaf, saved, bsize);
 	disk_io(true, leafoff, leaf, bsize);
+	expect_in_log(NULL);
 	t_assert(!mount(DISK, MNT, "ext4", 0, NULL), "mount %s", DISK);
 	fd = open(TDIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t_assert(fd >= 0 && !gd_read_syscall(fd, 4096, &after),

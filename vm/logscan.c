@@ -3,8 +3,9 @@
  * Description: scans a guest's kernel log for reports that fail a run even
  * when every test passed: BUG, WARNING, KASAN/KFENCE, lockdep, kmemleak,
  * hung tasks, RCU stalls, oopses and panics, filesystem errors, and a
- * checker turning itself off (lib/splats.h). Prints each offending line
- * with its line number.
+ * checker turning itself off (lib/splats.h), but for what a test said to
+ * expect (nofd_scan_line()). Prints each offending line with its line
+ * number.
  *
  *   logscan FILE...      exit 0: clean, 1: a splat was found, 2: error
  */
@@ -15,6 +16,7 @@
 
 static int scan(const char *path)
 {
+	struct nofd_scan sc = { 0 };
 	char line[4096];
 	unsigned long nr = 0;
 	int found = 0;
@@ -26,7 +28,7 @@ static int scan(const char *path)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		nr++;
-		if (nofd_splat(line)) {
+		if (nofd_scan_line(&sc, line)) {
 			printf("%s:%lu: %s", path, nr, line);
 			if (!strchr(line, '\n'))
 				putchar('\n');
