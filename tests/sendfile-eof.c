@@ -202,22 +202,13 @@ static void no_sigpipe(enum sf_way way)
 int main(void)
 {
 	static const enum sf_way ways[] = { SF_RING, SF_FIXED_BOTH };
-	int probe[2], asleep = 0;
+	int asleep = 0, ret;
 
 	if (!sf_supported())
 		return t_no_feature("IORING_OP_SENDFILE");
-	sf_pair(AF_INET, probe);
-	if (!sf_ktls_tx(probe[0])) {
-		if (t_nofd_kernel()) {
-			printf("FAIL: no kTLS on the nofd kernel: %s\n",
-			       strerror(errno));
-			return T_EXIT_FAIL;
-		}
-		printf("SKIP: this kernel has no kTLS\n");
-		return T_EXIT_SKIP;
-	}
-	close(probe[0]);
-	close(probe[1]);
+	ret = sf_ktls_missing();
+	if (ret)
+		return ret;
 	mkdir(TMP, 0755);
 	submitter = gettid();
 	t_assert(signal(SIGPIPE, on_sigpipe) != SIG_ERR, "signal");

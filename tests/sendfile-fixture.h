@@ -182,6 +182,30 @@ static inline bool sf_ktls_tx(int fd)
 	return !setsockopt(fd, SOL_TLS, TLS_TX, &ci, sizeof(ci));
 }
 
+/*
+ * 0 if kTLS can be attached here, else what a kTLS test's main() returns: a
+ * failure on the nofd kernel, whose configuration has it, a skip elsewhere.
+ */
+static inline int sf_ktls_missing(void)
+{
+	int probe[2], err;
+	bool ok;
+
+	sf_pair(AF_INET, probe);
+	ok = sf_ktls_tx(probe[0]);
+	err = errno;
+	close(probe[0]);
+	close(probe[1]);
+	if (ok)
+		return 0;
+	if (t_nofd_kernel()) {
+		printf("FAIL: no kTLS on the nofd kernel: %s\n", strerror(err));
+		return T_EXIT_FAIL;
+	}
+	printf("SKIP: this kernel has no kTLS\n");
+	return T_EXIT_SKIP;
+}
+
 /* Whether the kernel has SENDFILE at the opcode lib/nofd.h uses, by its word */
 static inline bool sf_supported(void)
 {

@@ -145,30 +145,18 @@ static void attach_while_waiting(enum sf_way way, struct wire *w,
 int main(void)
 {
 	static struct wire w, ref;
-	int probe[2];
+	int ret;
 
 	if (!sf_supported())
 		return t_no_feature("IORING_OP_SENDFILE");
+	ret = sf_ktls_missing();
+	if (ret)
+		return ret;
 	mkdir(TMP, 0755);
 	t_make_file(FILE_PATH, SIZE);
 	w.bytes = malloc(MAX_WIRE);
 	ref.bytes = malloc(MAX_WIRE);
 	t_assert(w.bytes && ref.bytes, "malloc");
-
-	sf_pair(AF_INET, probe);
-	if (!sf_ktls_tx(probe[0])) {
-		close(probe[0]);
-		close(probe[1]);
-		if (t_nofd_kernel()) {
-			printf("FAIL: no kTLS on the nofd kernel: %s\n",
-			       strerror(errno));
-			return T_EXIT_FAIL;
-		}
-		printf("SKIP: this kernel has no kTLS\n");
-		return T_EXIT_SKIP;
-	}
-	close(probe[0]);
-	close(probe[1]);
 
 	attach_while_waiting(SF_RING, &w, &ref);
 	attach_while_waiting(SF_FIXED_BOTH, &w, &ref);
