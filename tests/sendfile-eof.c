@@ -155,6 +155,7 @@ static int push_not_inline(enum sf_way way, size_t size)
 	shutdown(sv[0], SHUT_WR);
 	pthread_join(watcher, NULL);
 	close(sv[0]);
+	close(sv[1]);
 	t_check_res(res, reference(in, size + PAST),
 		    "%s of %zu bytes past a file of %zu to kTLS returns what "
 		    "sendfile(2) does", sf_way_names[way], size + PAST, size);
