@@ -20,8 +20,10 @@ static const char *const policy_names[] = {
 	"FIXED_FILE not allowed", "FIXED_FILE allowed", "FIXED_FILE required",
 };
 
-/* A ring allowing SENDFILE only, @policy for IOSQE_FIXED_FILE, @in and
- * @sock in slots SF_IN_SLOT and SF_SOCK_SLOT. */
+/*
+ * A ring allowing SENDFILE only, @policy for IOSQE_FIXED_FILE, @in and
+ * @sock in slots SF_IN_SLOT and SF_SOCK_SLOT.
+ */
 static void setup(struct io_uring *ring, enum policy policy, int in, int sock)
 {
 	struct io_uring_restriction res[2] = { 0 };
@@ -53,8 +55,10 @@ static ssize_t waiting_bytes(int fd)
 	return n < 0 ? -errno : n;
 }
 
-/* SENDFILE of LEN bytes under @policy, @way; @want: its res, or 0 for
- * what sendfile(2) returns. */
+/*
+ * SENDFILE of LEN bytes under @policy, @way; @want: its res, or 0 for
+ * what sendfile(2) returns.
+ */
 static void one(enum policy policy, enum sf_way way, int want)
 {
 	struct io_uring ring;
