@@ -95,6 +95,45 @@ static inline void sf_peer_join(struct sf_peer *p)
 	close(p->fd);
 }
 
+/*
+ * A thread that keeps every byte a stream delivers, to its end, for a test
+ * that compares what two ways put on the wire (kTLS framing, not the file).
+ */
+struct sf_capture {
+	pthread_t thread;
+	int fd;
+	unsigned char *bytes;
+	size_t cap;
+	size_t len;
+};
+
+static void *sf_capture_run(void *arg)
+{
+	struct sf_capture *c = arg;
+	ssize_t n;
+
+	while (c->len < c->cap &&
+	       (n = read(c->fd, c->bytes + c->len, c->cap - c->len)) > 0)
+		c->len += n;
+	return NULL;
+}
+
+/* Start keeping what @fd reads into @bytes, at most @cap of them. */
+static inline void sf_capture_start(struct sf_capture *c, int fd,
+				    unsigned char *bytes, size_t cap)
+{
+	*c = (struct sf_capture){ .fd = fd, .bytes = bytes, .cap = cap };
+	t_assert(!pthread_create(&c->thread, NULL, sf_capture_run, c),
+		 "capture thread");
+}
+
+/* Wait for the stream's end; how many bytes it delivered. */
+static inline size_t sf_capture_join(struct sf_capture *c)
+{
+	pthread_join(c->thread, NULL);
+	return c->len;
+}
+
 /* A ring for @way with the file and the socket registered if it needs. */
 static inline void sf_ring(struct io_uring *ring, enum sf_way way, int in,
 			   int sock)

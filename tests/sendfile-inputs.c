@@ -38,23 +38,6 @@ struct capture {
 	unsigned char bytes[MAX_OUT];
 };
 
-struct reader {
-	pthread_t thread;
-	int fd;
-	struct capture *c;
-};
-
-static void *read_all(void *arg)
-{
-	struct reader *r = arg;
-	ssize_t n;
-
-	while ((n = read(r->fd, r->c->bytes + r->c->len,
-			 MAX_OUT - r->c->len)) > 0)
-		r->c->len += n;
-	return NULL;
-}
-
 static int open_input(const struct input *in, int p[2])
 {
 	if (!in->path) {
@@ -68,14 +51,13 @@ static int open_input(const struct input *in, int p[2])
 static void send_one(const struct input *in, enum sf_way way,
 		     struct capture *c)
 {
-	struct reader r = { .c = c };
+	struct sf_capture peer;
 	int p[2] = { -1, -1 }, sv[2], fd;
 
 	fd = open_input(in, p);
 	t_assert(fd >= 0, "open %s", in->name);
 	sf_pair(AF_UNIX, sv);
-	r.fd = sv[1];
-	t_assert(!pthread_create(&r.thread, NULL, read_all, &r), "reader");
+	sf_capture_start(&peer, sv[1], c->bytes, MAX_OUT);
 	if (way == SF_SYS) {
 		c->res = sf_send(way, fd, sv[0], in->off, in->len);
 	} else {
@@ -89,7 +71,7 @@ static void send_one(const struct input *in, enum sf_way way,
 		io_uring_queue_exit(&ring);
 	}
 	close(sv[0]);
-	pthread_join(r.thread, NULL);
+	c->len = sf_capture_join(&peer);
 	close(sv[1]);
 	close(fd);
 	if (p[1] >= 0)

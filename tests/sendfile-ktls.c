@@ -22,30 +22,6 @@
 #define SIZE (4 << 20)
 #define MAX_WIRE (SIZE + SIZE / 256 + 4096)
 
-struct wire {
-	pthread_t thread;
-	int fd;
-	size_t len;
-	unsigned char *bytes;
-};
-
-static void *read_wire(void *arg)
-{
-	struct wire *w = arg;
-	ssize_t n;
-
-	while ((n = read(w->fd, w->bytes + w->len, MAX_WIRE - w->len)) > 0)
-		w->len += n;
-	return NULL;
-}
-
-static void wire_start(struct wire *w, int fd)
-{
-	w->fd = fd;
-	w->len = 0;
-	t_assert(!pthread_create(&w->thread, NULL, read_wire, w), "reader");
-}
-
 /* Whether @n bytes are the file's first (byte i is 'a' + i % 26). */
 static bool file_bytes(const unsigned char *b, size_t n)
 {
@@ -56,7 +32,7 @@ static bool file_bytes(const unsigned char *b, size_t n)
 }
 
 /* Where the first TLS record header (application data, TLS 1.2) starts. */
-static size_t first_record(const struct wire *w)
+static size_t first_record(const struct sf_capture *w)
 {
 	for (size_t i = 0; i + 3 <= w->len; i++)
 		if (w->bytes[i] == 0x17 && w->bytes[i + 1] == 0x03 &&
@@ -66,25 +42,26 @@ static size_t first_record(const struct wire *w)
 }
 
 /* What sendfile(2) of @len bytes from @off puts on a fresh kTLS socket. */
-static void reference(int in, long long off, size_t len, struct wire *ref)
+static void reference(int in, long long off, size_t len,
+		      struct sf_capture *ref)
 {
 	int sv[2];
 	off_t o = off;
 
 	sf_pair(AF_INET, sv);
 	t_assert(sf_ktls_tx(sv[0]), "kTLS on the reference socket");
-	wire_start(ref, sv[1]);
+	sf_capture_start(ref, sv[1], ref->bytes, MAX_WIRE);
 	t_check(sendfile(sv[0], in, &o, len) == (ssize_t)len,
 		"sendfile(2) of the rest to a kTLS socket sends %zu bytes",
 		len);
 	shutdown(sv[0], SHUT_WR);
-	pthread_join(ref->thread, NULL);
+	sf_capture_join(ref);
 	close(sv[0]);
 	close(sv[1]);
 }
 
-static void attach_while_waiting(enum sf_way way, struct wire *w,
-				 struct wire *ref)
+static void attach_while_waiting(enum sf_way way, struct sf_capture *w,
+				 struct sf_capture *ref)
 {
 	int in = open(FILE_PATH, O_RDONLY), sv[2], unsent = 0, ret;
 	struct io_uring_cqe *cqe;
@@ -111,7 +88,7 @@ static void attach_while_waiting(enum sf_way way, struct wire *w,
 		close(in);
 		return;
 	}
-	wire_start(w, sv[1]);
+	sf_capture_start(w, sv[1], w->bytes, MAX_WIRE);
 	t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
 	ret = cqe->res;
 	io_uring_cqe_seen(&ring, cqe);
@@ -121,7 +98,7 @@ static void attach_while_waiting(enum sf_way way, struct wire *w,
 		    "%s: a new one on the kTLS socket returns what sendfile(2) "
 		    "does there", sf_way_names[way]);
 	shutdown(sv[0], SHUT_WR);
-	pthread_join(w->thread, NULL);
+	sf_capture_join(w);
 
 	k = first_record(w);
 	t_check_res(ret, SIZE, "%s waiting when kTLS is attached sends the "
@@ -144,7 +121,7 @@ static void attach_while_waiting(enum sf_way way, struct wire *w,
 
 int main(void)
 {
-	static struct wire w, ref;
+	static struct sf_capture w, ref;
 	int ret;
 
 	if (!sf_supported())

@@ -93,24 +93,6 @@ static bool make_pair(enum kind kind, int sv[2])
 	}
 }
 
-struct stream_reader {
-	pthread_t thread;
-	int fd;
-	struct capture *c;
-};
-
-/* A stream's bytes as they come, to the end (kTLS: more than fits). */
-static void *read_stream(void *arg)
-{
-	struct stream_reader *r = arg;
-	ssize_t n;
-
-	while ((n = read(r->fd, r->c->bytes + r->c->len,
-			 MAX_OUT - r->c->len)) > 0)
-		r->c->len += n;
-	return NULL;
-}
-
 /* The datagrams waiting at @fd: their bytes and where each ended. */
 static void read_datagrams(int fd, struct capture *c)
 {
@@ -129,7 +111,7 @@ static bool capture(enum kind kind, enum sf_way way, long long off,
 		    size_t len, struct capture *c)
 {
 	int in = open(FILE_PATH, O_RDONLY), sv[2];
-	struct stream_reader r = { .c = c };
+	struct sf_capture tls;
 	ssize_t n;
 
 	memset(c, 0, sizeof(*c));
@@ -138,16 +120,14 @@ static bool capture(enum kind kind, enum sf_way way, long long off,
 		close(in);
 		return false;
 	}
-	if (kind == K_TLS) {
-		r.fd = sv[1];
-		t_assert(!pthread_create(&r.thread, NULL, read_stream, &r),
-			 "reader");
-	}
+	/* kTLS: the records, to the end (more than fits in the socket) */
+	if (kind == K_TLS)
+		sf_capture_start(&tls, sv[1], c->bytes, MAX_OUT);
 	c->res = sf_send(way, in, sv[0], off, len);
 	switch (kind) {
 	case K_TLS:
 		shutdown(sv[0], SHUT_WR);
-		pthread_join(r.thread, NULL);
+		c->len = sf_capture_join(&tls);
 		break;
 	case K_ALG:
 		/* the digest, from the operation socket itself */
