@@ -2,16 +2,20 @@
 /*
  * Description: nofd's fixed dirfds behave exactly like regular dirfds.
  * Every path op that takes a directory fd (OPENAT, OPENAT2, STATX, MKDIRAT,
- * UNLINKAT, SYMLINKAT, RENAMEAT, LINKAT) runs each case of a table twice on
- * two identical fixture trees: relative to a regular dirfd of the first,
- * and, with IOSQE_FIXED_FILE, relative to the second held only as a direct
- * descriptor. Both runs must give the table's result; STATX through the
- * first tree's directory as a direct descriptor gives the very fields it
- * gives through its regular dirfd; the two trees
- * end up identical; and /proc/self/fd never changes in the direct runs.
+ * UNLINKAT, SYMLINKAT, RENAMEAT, LINKAT) runs each case of a table three
+ * times, on three identical fixture trees: the syscall (openat(2),
+ * openat2(2), statx(2), ...) relative to a regular dirfd of the first, the
+ * op relative to a regular dirfd of the second, and, with
+ * IOSQE_FIXED_FILE, the op relative to the third held only as a direct
+ * descriptor. Both runs of the op must give what the syscall gave, and the
+ * syscall the table's result; STATX through the second tree's directory
+ * as a direct descriptor gives the very fields it gives through its
+ * regular dirfd; the three trees end up identical; and /proc/self/fd
+ * never changes in the direct runs.
  */
 #include "dirfd-fixture.h"
 
+#define SYS "/tmp/fxd-syscall"
 #define REG "/tmp/fxd-regular"
 #define FIX "/tmp/fxd-direct"
 
@@ -133,18 +137,22 @@ static void listing(const char *root, const char *rel, char *out, size_t len)
 
 int main(void)
 {
-	static char list_reg[16384], list_fix[16384];
+	static char list_sys[16384], list_reg[16384], list_fix[16384];
 	struct io_uring ring;
-	int reg, reg_sub, fds, ret;
-	char b1[32], b2[32], b3[32];
+	int sys, sys_sub, reg, reg_sub, fds, ret;
+	char b0[32], b1[32], b2[32], b3[32];
 
+	fx_make(SYS);
 	fx_make(REG);
 	fx_make(FIX);
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 16), "register");
+	sys = open(SYS, O_RDONLY | O_DIRECTORY);
+	sys_sub = open(SYS "/sub", O_RDONLY | O_DIRECTORY);
 	reg = open(REG, O_RDONLY | O_DIRECTORY);
 	reg_sub = open(REG "/sub", O_RDONLY | O_DIRECTORY);
-	t_assert(reg >= 0 && reg_sub >= 0, "open fixture");
+	t_assert(sys >= 0 && sys_sub >= 0 && reg >= 0 && reg_sub >= 0,
+		 "open fixture");
 	fds = t_count_fds();
 	fx_open_direct(&ring, FIX, 0);
 	fx_open_direct(&ring, FIX "/sub", 1);
@@ -163,25 +171,27 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct fx_case *c = &cases[i];
-		struct statx sr, sf, same;
-		int r, f;
+		struct statx ss, sr, sf, same;
+		int s, r, f;
 
+		memset(&ss, 0, sizeof(ss));
 		memset(&sr, 0, sizeof(sr));
 		memset(&sf, 0, sizeof(sf));
+		s = fx_sys(c, sys, sys_sub, &ss);
 		r = fx_run(&ring, c, reg, reg_sub, 0, &sr);
 		f = fx_run(&ring, c, 0, 1, 1, &sf);
-		t_check(r == c->want && f == c->want,
-			"%s \"%s\"%s%s flags %#llx resolve %#llx: regular %s, direct %s, want %s",
+		t_check(s == c->want && r == s && f == s,
+			"%s \"%s\"%s%s flags %#llx resolve %#llx: syscall %s, regular %s, direct %s, want %s",
 			fx_op_names[c->op], c->path, c->path2 ? " \"" : "",
 			c->path2 ? c->path2 : "", c->flags, c->resolve,
-			fx_res(r, b1, sizeof(b1)), fx_res(f, b2, sizeof(b2)),
-			fx_res(c->want, b3, sizeof(b3)));
+			fx_res(s, b0, sizeof(b0)), fx_res(r, b1, sizeof(b1)),
+			fx_res(f, b2, sizeof(b2)), fx_res(c->want, b3, sizeof(b3)));
 		if (t_count_fds() != fds)
 			t_check(0, "/proc/self/fd is unchanged after %s \"%s\"",
 				fx_op_names[c->op], c->path);
-		if (c->op != FX_STATX || c->want)
+		if (c->op != FX_STATX || s)
 			continue;
-		/* The first tree as a direct descriptor: every field agrees. */
+		/* The second tree as a direct descriptor: every field agrees. */
 		memset(&same, 0, sizeof(same));
 		f = fx_run(&ring, c, 2, 3, 1, &same);
 		t_check(f == 0 && fx_same_statx(&sr, &same),
@@ -189,12 +199,15 @@ int main(void)
 			c->path, same.stx_mode, (unsigned long long)same.stx_ino);
 	}
 
+	listing(SYS, "", list_sys, sizeof(list_sys));
 	listing(REG, "", list_reg, sizeof(list_reg));
 	listing(FIX, "", list_fix, sizeof(list_fix));
-	t_check(!strcmp(list_reg, list_fix),
-		"both trees end up identical (%zu bytes of listing)", strlen(list_reg));
-	if (strcmp(list_reg, list_fix))
-		printf("regular:\n%sdirect:\n%s", list_reg, list_fix);
+	t_check(!strcmp(list_sys, list_reg) && !strcmp(list_reg, list_fix),
+		"the three trees end up identical (%zu bytes of listing)",
+		strlen(list_reg));
+	if (strcmp(list_sys, list_reg) || strcmp(list_reg, list_fix))
+		printf("syscall:\n%sregular:\n%sdirect:\n%s", list_sys,
+		       list_reg, list_fix);
 	t_check(t_count_fds() == fds, "/proc/self/fd is as before the direct runs");
 
 	io_uring_queue_exit(&ring);

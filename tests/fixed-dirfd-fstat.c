@@ -3,9 +3,11 @@
  * Description: STATX with IOSQE_FIXED_FILE, AT_EMPTY_PATH and an empty
  * path is fstat of a direct descriptor, for every kind of file: a regular
  * file, a directory, a socket and a pipe give the same statx as fstat(2)
- * of a regular fd to the same file. Bad slots fail with -EBADF, a
- * non-directory with a relative path with -ENOTDIR. Run inline and with
- * IOSQE_ASYNC. A NULL path with AT_EMPTY_PATH, which statx(2) takes since
+ * of a regular fd to the same file. An empty slot fails as statx(2) of a
+ * closed fd does (-EBADF), a non-directory with a relative path and an
+ * empty path without AT_EMPTY_PATH as statx(2) relative to a regular fd
+ * of the file (-ENOTDIR, -ENOENT); a slot the table does not have, which
+ * no fd stands for, with -EBADF. Run inline and with IOSQE_ASYNC. A NULL path with AT_EMPTY_PATH, which statx(2) takes since
  * 6.11, gives what statx(2) gives, through a regular fd and a direct one
  * (regression: v1 failed it with -EFAULT), and so do NULL with other flags
  * and NULL with AT_FDCWD, where statx(2) does look the path up.
@@ -106,7 +108,7 @@ int main(void)
 	struct io_uring ring, bare;
 	struct statx stx;
 	struct stat st;
-	int fds, ret, pipefd[2], sock;
+	int fds, ret, pipefd[2], sock, fd;
 
 	t_make_file(PATH, 1234);
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
@@ -137,25 +139,36 @@ int main(void)
 	check_kind(&ring, "pipe", pipefd[0], 4);
 	null_path(&ring, pipefd[0], 4);
 
-	/* Errors. */
-	ret = fstat_slot(&ring, 5, &stx, 0);
-	t_check_res(ret, -EBADF, "fstat of the empty slot 5 fails with -EBADF");
+	/* Errors, side by side with statx(2) where an fd can be in that state. */
+	ret = t_sys(statx(t_closed_fd(), "", AT_EMPTY_PATH, STATX_BASIC_STATS,
+			  &stx));
+	t_check_res(ret, -EBADF, "statx(2) of a closed fd fails with -EBADF");
+	t_check_res(fstat_slot(&ring, 5, &stx, 0), ret,
+		    "fstat of the empty slot 5 fails the same");
+	/* slot indexes the table does not have: no fd stands for them */
 	ret = fstat_slot(&ring, 8, &stx, 0);
 	t_check_res(ret, -EBADF, "fstat of slot 8 of an 8-slot table fails with -EBADF");
 	ret = fstat_slot(&ring, -1, &stx, 0);
 	t_check_res(ret, -EBADF, "fstat of slot -1 fails with -EBADF");
 	ret = fstat_slot(&bare, 0, &stx, 0);
 	t_check_res(ret, -EBADF, "fstat on a ring without a table fails with -EBADF");
-	ret = t_run(&ring, {
+
+	/* slot 0 holds PATH, opened O_RDONLY as fd is */
+	fd = open(PATH, O_RDONLY);
+	t_assert(fd >= 0, "open " PATH);
+	ret = t_sys(statx(fd, "x", 0, STATX_BASIC_STATS, &stx));
+	t_check_res(ret, -ENOTDIR, "statx(2) of \"x\" relative to a regular file fails with -ENOTDIR");
+	t_check_res(t_run(&ring, {
 		io_uring_prep_statx(t_sqe, 0, "x", 0, STATX_BASIC_STATS, &stx);
 		t_sqe->flags |= IOSQE_FIXED_FILE;
-	});
-	t_check_res(ret, -ENOTDIR, "STATX of \"x\" relative to a regular file fails with -ENOTDIR");
-	ret = t_run(&ring, {
+	}), ret, "STATX of \"x\" relative to the file in slot 0 fails the same");
+	ret = t_sys(statx(fd, "", 0, STATX_BASIC_STATS, &stx));
+	t_check_res(ret, -ENOENT, "statx(2) of \"\" without AT_EMPTY_PATH fails with -ENOENT");
+	t_check_res(t_run(&ring, {
 		io_uring_prep_statx(t_sqe, 0, "", 0, STATX_BASIC_STATS, &stx);
 		t_sqe->flags |= IOSQE_FIXED_FILE;
-	});
-	t_check_res(ret, -ENOENT, "STATX of \"\" without AT_EMPTY_PATH fails with -ENOENT");
+	}), ret, "STATX of \"\" without AT_EMPTY_PATH, slot 0, fails the same");
+	close(fd);
 
 	io_uring_queue_exit(&bare);
 	io_uring_queue_exit(&ring);

@@ -4,8 +4,12 @@
  * direct descriptor, into the fixed table too: no regular descriptor
  * anywhere. OPENAT and OPENAT2 with IOSQE_FIXED_FILE take sqe->fd as the
  * directory's slot and still honour file_index (by index and ALLOC); the
- * file reads back its bytes; bad directory slots fail with -EBADF. Run
- * inline and with IOSQE_ASYNC.
+ * file reads back its bytes. An empty directory slot fails as openat(2)
+ * relative to a closed fd does (-EBADF), a relative path from a slot that
+ * holds a regular file as openat(2) relative to a regular fd of it
+ * (-ENOTDIR), an absolute one from it succeeds as openat(2)'s does; slot
+ * indexes the table does not have, which no fd stands for, fail with
+ * -EBADF. Run inline and with IOSQE_ASYNC.
  */
 #include "test.h"
 
@@ -30,7 +34,7 @@ int main(void)
 {
 	struct io_uring ring, bare;
 	char buf[16] = { 0 };
-	int fds, ret;
+	int fds, ret, fd;
 
 	mkdir(TEST_DIR, 0755);
 	t_make_file(TEST_DIR "/f", 16);
@@ -72,18 +76,38 @@ int main(void)
 	}
 	t_check(t_count_fds() == fds, "/proc/self/fd never gained an entry");
 
-	ret = open_in(&ring, IORING_OP_OPENAT, 3, "f", 2, 0);
-	t_check_res(ret, -EBADF, "OPENAT relative to the empty slot 3 fails with -EBADF");
+	/* an empty slot is what a closed fd is to openat(2) */
+	ret = t_sys(openat(t_closed_fd(), "f", O_RDONLY));
+	t_check_res(ret, -EBADF, "openat(2) relative to a closed fd fails with -EBADF");
+	t_check_res(open_in(&ring, IORING_OP_OPENAT, 3, "f", 2, 0), ret,
+		    "OPENAT relative to the empty slot 3 fails the same");
+	/*
+	 * Slot indexes the table does not have (AT_FDCWD is one, not the
+	 * cwd, under IOSQE_FIXED_FILE): no fd stands for them.
+	 */
 	ret = open_in(&ring, IORING_OP_OPENAT2, 8, "f", 2, 0);
 	t_check_res(ret, -EBADF, "OPENAT2 relative to slot 8 of 8 fails with -EBADF");
 	ret = open_in(&ring, IORING_OP_OPENAT, AT_FDCWD, "f", 2, 0);
 	t_check_res(ret, -EBADF, "OPENAT with IOSQE_FIXED_FILE and AT_FDCWD fails with -EBADF");
 	ret = open_in(&bare, IORING_OP_OPENAT, 0, "f", 0, 0);
 	t_check_res(ret, -EBADF, "OPENAT relative to a slot of a ring without a table fails with -EBADF");
-	ret = open_in(&ring, IORING_OP_OPENAT, 1, "x", 2, 0);
-	t_check_res(ret, -ENOTDIR, "OPENAT of \"x\" relative to a regular file fails with -ENOTDIR");
-	ret = open_in(&ring, IORING_OP_OPENAT, 1, TEST_DIR "/f", 2, 0);
-	t_check_res(ret, 0, "an absolute path ignores even a non-directory slot");
+
+	/* slot 1 holds f, opened O_RDONLY as fd is */
+	fd = open(TEST_DIR "/f", O_RDONLY);
+	t_assert(fd >= 0, "open f");
+	ret = t_sys(openat(fd, "x", O_RDONLY));
+	t_check_res(ret, -ENOTDIR, "openat(2) of \"x\" relative to a regular file fails with -ENOTDIR");
+	t_check_res(open_in(&ring, IORING_OP_OPENAT, 1, "x", 2, 0), ret,
+		    "OPENAT of \"x\" relative to the file in slot 1 fails the same");
+	ret = t_sys(openat(fd, TEST_DIR "/f", O_RDONLY));
+	t_check(ret >= 0, "openat(2) of an absolute path relative to the file opens it (%d)",
+		ret);
+	if (ret >= 0)
+		close(ret);
+	t_check_res(open_in(&ring, IORING_OP_OPENAT, 1, TEST_DIR "/f", 2, 0),
+		    ret >= 0 ? 0 : ret, "so does OPENAT of it relative to the file in slot 1");
+	close(fd);
+	/* the install's own slot check: there is no syscall to it */
 	ret = open_in(&ring, IORING_OP_OPENAT, 0, "f", 9, 0);
 	t_check_res(ret, -EINVAL, "installing into slot 8 of 8 still fails with -EINVAL");
 

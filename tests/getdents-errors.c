@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: every bad IORING_OP_GETDENTS fails cleanly with
- * getdents64(2)'s error. Not a directory (regular file, pipe, socket,
- * regular fd or direct): -ENOTDIR, and IORING_GETDENTS_REWIND leaves the
- * file's offset alone. An O_PATH directory, by fd or direct: -EBADF, as
- * getdents64(2) gives (regression: v1 gave -ENOTDIR for a direct one). A
- * buffer too small for one record: -EINVAL. A bad buffer: -EFAULT. An
- * empty or out-of-range slot, a closed or negative fd: -EBADF. A non-zero
- * unused SQE field, sqe->off included (there is no positioned read), or an
- * unknown flag: -EINVAL; IOSQE_BUFFER_SELECT: -EINVAL or -EOPNOTSUPP as for
- * any op without it. None of them leaves an fd or file behind (the tmpfs
- * the directory is on unmounts afterwards; the pipe's read end, once
- * closed, leaves its writer with EPIPE), and none moves the directory's
- * position.
+ * getdents64(2)'s error: each case runs getdents64(2) on a regular fd in
+ * the same state (the same file, or a closed fd for an empty slot) and
+ * the CQE must give what it gives. Not a directory (regular file, pipe,
+ * socket, regular fd or direct): -ENOTDIR, and IORING_GETDENTS_REWIND
+ * leaves the file's offset alone. An O_PATH directory, by fd or direct:
+ * -EBADF (regression: v1 gave -ENOTDIR for a direct one). A buffer too
+ * small for one record: -EINVAL. A bad buffer: -EFAULT. An empty slot, a
+ * closed or negative fd: -EBADF. What has no getdents64(2) twin, and is
+ * compared with the errno written here: a slot past the table (-EBADF), a
+ * non-zero unused SQE field, sqe->off included (there is no positioned
+ * read), or an unknown flag (-EINVAL); IOSQE_BUFFER_SELECT: -EINVAL or
+ * -EOPNOTSUPP as for any op without it. None of them leaves an fd or file
+ * behind (the tmpfs the directory is on unmounts afterwards; the pipe's
+ * read end, once closed, leaves its writer with EPIPE), and none moves
+ * the directory's position.
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -34,11 +37,28 @@ static char buf[4096];
 		change;                                                 \
 	}))
 
+/*
+ * @res, the result of the GETDENTS of @what into @b, against getdents64(2)
+ * of @twin (@twin_what), a regular fd of the same file in the same state,
+ * into the same buffer: they must agree, and the syscall must give @want,
+ * the error the case is about.
+ */
+static void as_syscall(int res, const char *what, int twin,
+		       const char *twin_what, void *b, unsigned int len,
+		       int want)
+{
+	int sys = gd_sys(twin, b, len);
+
+	t_check_res(sys, want, "getdents64(2) of %s: -%s", twin_what,
+		    strerrorname_np(-want));
+	t_check_res(res, sys, "GETDENTS of %s: the same", what);
+}
+
 static void not_a_directory(void)
 {
 	int file = open(FILE_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	int sock = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int pipefd[2];
+	int pipefd[2], ret;
 
 	t_assert(file >= 0 && sock >= 0 && !pipe(pipefd), "files");
 	t_assert(write(file, "0123456789", 10) == 10, "write");
@@ -48,21 +68,27 @@ static void not_a_directory(void)
 		 io_uring_register_files_update(&ring, 3, &sock, 1) == 1,
 		 "files update");
 
-	t_check_res(gd_getdents(&ring, file, 0, buf, sizeof(buf), 0),
-		    -ENOTDIR, "regular file by fd: -ENOTDIR");
-	t_check_res(gd_getdents(&ring, 1, 1, buf, sizeof(buf),
-				IORING_GETDENTS_REWIND), -ENOTDIR,
-		    "regular file, direct, REWIND: -ENOTDIR");
+	/* getdents64(2) has no REWIND: the request fails before it rewinds */
+	ret = gd_getdents(&ring, file, 0, buf, sizeof(buf), 0);
+	as_syscall(ret, "a regular file by fd", file, "the file", buf,
+		   sizeof(buf), -ENOTDIR);
+	ret = gd_getdents(&ring, 1, 1, buf, sizeof(buf),
+			  IORING_GETDENTS_REWIND);
+	as_syscall(ret, "the file, direct, REWIND", file, "the file", buf,
+		   sizeof(buf), -ENOTDIR);
 	t_check(lseek(file, 0, SEEK_CUR) == 3,
 		"... and the file's offset is still 3 (%ld)",
 		(long)lseek(file, 0, SEEK_CUR));
-	t_check_res(gd_getdents(&ring, pipefd[0], 0, buf, sizeof(buf),
-				IORING_GETDENTS_REWIND),
-		    -ENOTDIR, "pipe by fd, REWIND: -ENOTDIR");
-	t_check_res(gd_getdents(&ring, 2, 1, buf, sizeof(buf), 0),
-		    -ENOTDIR, "pipe, direct: -ENOTDIR");
-	t_check_res(gd_getdents(&ring, 3, 1, buf, sizeof(buf), 0), -ENOTDIR,
-		    "socket, direct: -ENOTDIR");
+	ret = gd_getdents(&ring, pipefd[0], 0, buf, sizeof(buf),
+			  IORING_GETDENTS_REWIND);
+	as_syscall(ret, "a pipe by fd, REWIND", pipefd[0], "the pipe", buf,
+		   sizeof(buf), -ENOTDIR);
+	ret = gd_getdents(&ring, 2, 1, buf, sizeof(buf), 0);
+	as_syscall(ret, "the pipe, direct", pipefd[0], "the pipe", buf,
+		   sizeof(buf), -ENOTDIR);
+	ret = gd_getdents(&ring, 3, 1, buf, sizeof(buf), 0);
+	as_syscall(ret, "a socket, direct", sock, "the socket", buf,
+		   sizeof(buf), -ENOTDIR);
 
 	for (int slot = 1; slot <= 3; slot++)
 		t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, slot))
@@ -76,27 +102,41 @@ static void not_a_directory(void)
 	close(pipefd[1]);
 }
 
+/* Slot 0 holds @dirfd's file: each case runs on both, side by side. */
 static void bad_buffers(int dirfd)
 {
 	void *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 			-1, 0);
+	const struct {
+		const char *what;
+		void *buf;
+		unsigned int len;
+		int want;
+	} cases[] = {
+		{ "a 0-byte buffer", buf, 0, -EINVAL },
+		{ "a 20-byte buffer, less than one record", buf, 20, -EINVAL },
+		{ "a NULL buffer", NULL, 4096, -EFAULT },
+		{ "a buffer at address 1", (void *)1, 4096, -EFAULT },
+		{ "a read-only buffer", ro, 4096, -EFAULT },
+		{ "a kernel address", (void *)0xffff800000000000ULL, 4096,
+		  -EFAULT },
+	};
+	char what[128], twin_what[128];
+	int ret;
 
 	t_assert(ro != MAP_FAILED, "mmap");
-	t_check_res(gd_getdents(&ring, 0, 1, buf, 0, 0), -EINVAL,
-		    "a 0-byte buffer: -EINVAL");
-	t_check_res(gd_getdents(&ring, 0, 1, buf, 20, 0), -EINVAL,
-		    "a 20-byte buffer, less than one record: -EINVAL");
-	t_check_res(gd_getdents(&ring, dirfd, 0, buf, 20, 0), -EINVAL,
-		    "the same by fd: -EINVAL");
-	t_check_res(gd_getdents(&ring, 0, 1, NULL, 4096, 0), -EFAULT,
-		    "a NULL buffer: -EFAULT");
-	t_check_res(gd_getdents(&ring, 0, 1, (void *)1, 4096, 0), -EFAULT,
-		    "a buffer at address 1: -EFAULT");
-	t_check_res(gd_getdents(&ring, 0, 1, ro, 4096, 0), -EFAULT,
-		    "a read-only buffer: -EFAULT");
-	t_check_res(gd_getdents(&ring, 0, 1,
-				(void *)0xffff800000000000ULL, 4096, 0),
-		    -EFAULT, "a kernel address: -EFAULT");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(what, sizeof(what), "the directory, direct, into %s",
+			 cases[i].what);
+		snprintf(twin_what, sizeof(twin_what), "the directory into %s",
+			 cases[i].what);
+		ret = gd_getdents(&ring, 0, 1, cases[i].buf, cases[i].len, 0);
+		as_syscall(ret, what, dirfd, twin_what, cases[i].buf,
+			   cases[i].len, cases[i].want);
+	}
+	ret = gd_getdents(&ring, dirfd, 0, buf, 20, 0);
+	as_syscall(ret, "the directory by fd into 20 bytes", dirfd,
+		   "the directory into 20 bytes", buf, 20, -EINVAL);
 	munmap(ro, 4096);
 }
 
@@ -104,21 +144,22 @@ static void bad_buffers(int dirfd)
 static void o_path(void)
 {
 	int fd = open(TEST_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int want, ret;
+	int ret;
 
 	t_assert(fd >= 0, "open O_PATH");
-	want = getdents64(fd, buf, sizeof(buf)) < 0 ? -errno : 0;
-	t_check_res(want, -EBADF, "getdents64(2) of an O_PATH fd: -EBADF");
-	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0), want,
-		    "GETDENTS of the O_PATH fd: the same");
+	ret = gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0);
+	as_syscall(ret, "the O_PATH fd", fd, "an O_PATH fd", buf, sizeof(buf),
+		   -EBADF);
 	ret = t_run(&ring, io_uring_prep_openat_direct(t_sqe, AT_FDCWD,
 			TEST_DIR, O_PATH | O_DIRECTORY, 0, 4));
 	t_assert(ret == 0, "open O_PATH into slot 4: %d", ret);
-	t_check_res(gd_getdents(&ring, 4, 1, buf, sizeof(buf), 0), want,
-		    "GETDENTS of an O_PATH direct descriptor: the same");
-	t_check_res(gd_getdents(&ring, 4, 1, buf, sizeof(buf),
-				IORING_GETDENTS_REWIND), want,
-		    "... with REWIND: the same");
+	ret = gd_getdents(&ring, 4, 1, buf, sizeof(buf), 0);
+	as_syscall(ret, "an O_PATH direct descriptor", fd, "an O_PATH fd", buf,
+		   sizeof(buf), -EBADF);
+	ret = gd_getdents(&ring, 4, 1, buf, sizeof(buf),
+			  IORING_GETDENTS_REWIND);
+	as_syscall(ret, "an O_PATH direct descriptor, REWIND", fd,
+		   "an O_PATH fd", buf, sizeof(buf), -EBADF);
 	t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 4)) == 0,
 		 "close slot 4");
 	close(fd);
@@ -126,22 +167,25 @@ static void o_path(void)
 
 static void bad_files(void)
 {
-	int fd = open(TEST_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = t_closed_fd(), ret;
 
-	t_assert(fd >= 0, "open");
-	close(fd);
-	t_check_res(gd_getdents(&ring, 5, 1, buf, sizeof(buf), 0), -EBADF,
-		    "an empty slot: -EBADF");
+	/* an empty slot is what a closed fd is to the syscall */
+	ret = gd_getdents(&ring, 5, 1, buf, sizeof(buf), 0);
+	as_syscall(ret, "an empty slot", fd, "a closed fd", buf, sizeof(buf),
+		   -EBADF);
+	ret = gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0);
+	as_syscall(ret, "a closed fd", fd, "a closed fd", buf, sizeof(buf),
+		   -EBADF);
+	ret = gd_getdents(&ring, -1, 0, buf, sizeof(buf), 0);
+	as_syscall(ret, "fd -1", -1, "fd -1", buf, sizeof(buf), -EBADF);
+	/* a slot index the table does not have: no fd stands for it */
 	t_check_res(gd_getdents(&ring, 8, 1, buf, sizeof(buf), 0), -EBADF,
 		    "a slot past the table: -EBADF");
 	t_check_res(gd_getdents(&ring, 1 << 30, 1, buf, sizeof(buf), 0),
 		    -EBADF, "slot 2^30: -EBADF");
-	t_check_res(gd_getdents(&ring, fd, 0, buf, sizeof(buf), 0),
-		    -EBADF, "a closed fd: -EBADF");
-	t_check_res(gd_getdents(&ring, -1, 0, buf, sizeof(buf), 0),
-		    -EBADF, "fd -1: -EBADF");
 }
 
+/* SQE fields getdents64(2) has no argument for: the errno is io_uring's. */
 static void bad_fields(void)
 {
 	int ret;

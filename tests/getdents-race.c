@@ -2,12 +2,15 @@
 /*
  * Description: IORING_OP_GETDENTS while its directory goes away. (1) A
  * thread empties and removes the directory while GETDENTS read it through
- * a direct descriptor: every result is records of real entries, 0 or
- * -ENOENT, and once it is removed a read from the start is -ENOENT. (2)
- * The slot is replaced, or closed by a linked CLOSE, while GETDENTS on it
- * are in flight: each reads the directory it was issued on, or fails
- * -EBADF on an empty slot. Afterwards the filesystems unmount, which they
- * would not with a directory reference left behind; KASAN watches the rest.
+ * a direct descriptor: every result is records of real entries, 0 or what
+ * getdents64(2) gives for a removed directory (-ENOENT), and once it is
+ * removed a read from the start gives what getdents64(2) gives then on a
+ * regular fd of it opened alongside, -ENOENT. (2) The slot is replaced, or
+ * closed by a linked CLOSE, while GETDENTS on it are in flight: each reads
+ * the directory it was issued on, or fails on an empty slot as
+ * getdents64(2) does on a closed fd, -EBADF. Afterwards the filesystems
+ * unmount, which they would not with a directory reference left behind;
+ * KASAN watches the rest.
  */
 #include <pthread.h>
 #include <sys/mount.h>
@@ -46,6 +49,35 @@ static void *remover(void *dir)
 }
 
 /*
+ * What getdents64(2) gives for a directory in @top removed while open: the
+ * error a GETDENTS racing with the removal may give, from the syscall.
+ */
+static int removed_dir_error(const char *top)
+{
+	char dir[128];
+	int fd, ret;
+
+	snprintf(dir, sizeof(dir), "%s/gone", top);
+	gd_make_dir(dir, 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	t_assert(fd >= 0 && !rmdir(dir), "open and remove %s", dir);
+	ret = gd_sys(fd, bufs[0], BUFSIZE);
+	close(fd);
+	t_check_res(ret, -ENOENT, "getdents64(2) of a removed directory: "
+		    "-ENOENT");
+	return ret;
+}
+
+/* What getdents64(2) gives for a closed fd: that of an emptied slot. */
+static int closed_fd_error(void)
+{
+	int ret = gd_sys(t_closed_fd(), bufs[0], BUFSIZE);
+
+	t_check_res(ret, -EBADF, "getdents64(2) of a closed fd: -EBADF");
+	return ret;
+}
+
+/*
  * Submit INFLIGHT GETDENTS on slot 0 (plus @extra, already queued) and
  * collect them; returns how many results were neither @ok nor a
  * byte count.
@@ -81,42 +113,54 @@ static int batch(int extra, struct gd_list *l, int ok, int *zero)
 
 static void removal(const char *fs, const char *top)
 {
+	int odd = 0, implausible = 0, gone = 0, same = 0;
+	int removed = removed_dir_error(top);
 	char dir[128];
-	int odd = 0, implausible = 0, gone = 0;
 
 	snprintf(dir, sizeof(dir), "%s/d", top);
 	for (int round = 0; round < ROUNDS; round++) {
 		struct gd_list l = { 0 };
 		pthread_t t;
-		int zero = 0;
+		int zero = 0, twin, ret, sys;
 
 		gd_make_dir(dir, NR);
 		t_assert(t_run(&ring, io_uring_prep_openat_direct(t_sqe,
 			 AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0, 0)) == 0,
 			 "open %s direct", dir);
+		twin = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		t_assert(twin >= 0, "open %s", dir);
 		t_assert(!pthread_create(&t, NULL, remover, dir), "thread");
 		for (int i = 0; i < 4 && !zero; i++)
-			odd += batch(0, &l, -ENOENT, &zero);
+			odd += batch(0, &l, removed, &zero);
 		pthread_join(t, NULL);
 		implausible += !plausible(&l, NR);
-		gone += gd_getdents(&ring, 0, 1, bufs[0], BUFSIZE,
-				    IORING_GETDENTS_REWIND) == -ENOENT;
+		ret = gd_getdents(&ring, 0, 1, bufs[0], BUFSIZE,
+				  IORING_GETDENTS_REWIND);
+		t_assert(!lseek(twin, 0, SEEK_SET), "lseek");
+		sys = gd_sys(twin, bufs[1], BUFSIZE);
+		same += ret == sys;
+		gone += sys == -ENOENT;
+		close(twin);
 		t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe, 0)) == 0,
 			 "close slot 0");
 		gd_list_free(&l);
 	}
 	t_check(!odd, "%s: GETDENTS racing with the removal of its directory "
-		"return records, 0 or -ENOENT (%d other results)", fs, odd);
+		"return records, 0 or -ENOENT as getdents64(2) of a removed "
+		"directory (%d other results)", fs, odd);
 	t_check(!implausible, "%s: the records they return are entries of the "
 		"directory (%d rounds with others)", fs, implausible);
-	t_check(gone == ROUNDS, "%s: once removed, a read from the start (REWIND) is -ENOENT "
-		"(%d of %d rounds)", fs, gone, ROUNDS);
+	t_check(same == ROUNDS, "%s: once removed, a read from the start "
+		"(REWIND) gives what getdents64(2) after lseek(2) to 0 gives "
+		"(%d of %d rounds)", fs, same, ROUNDS);
+	t_check(gone == ROUNDS, "%s: ... which is -ENOENT (%d of %d rounds)",
+		fs, gone, ROUNDS);
 }
 
 static void replacement(const char *fs, const char *top)
 {
 	char dir[128], other[128];
-	int odd = 0, implausible = 0, fd;
+	int odd = 0, implausible = 0, fd, closed = closed_fd_error();
 
 	snprintf(dir, sizeof(dir), "%s/big", top);
 	snprintf(other, sizeof(other), "%s/other", top);
@@ -137,14 +181,14 @@ static void replacement(const char *fs, const char *top)
 			sqe = io_uring_get_sqe(&ring);
 			io_uring_prep_close_direct(sqe, 0);
 			sqe->user_data = INFLIGHT;
-			odd += batch(1, &l, -EBADF, &zero);
+			odd += batch(1, &l, closed, &zero);
 		} else {
 			/* replaced by another directory right after submit */
-			odd += batch(0, &l, -EBADF, &zero);
+			odd += batch(0, &l, closed, &zero);
 			t_assert(io_uring_register_files_update(&ring, 0, &fd,
 								1) == 1,
 				 "files update");
-			odd += batch(0, &l, -EBADF, &zero);
+			odd += batch(0, &l, closed, &zero);
 			t_assert(t_run(&ring, io_uring_prep_close_direct(t_sqe,
 				 0)) == 0, "close slot 0");
 		}
@@ -153,7 +197,8 @@ static void replacement(const char *fs, const char *top)
 	}
 	close(fd);
 	t_check(!odd, "%s: GETDENTS whose slot is closed or replaced under "
-		"them return records, 0 or -EBADF (%d other results)", fs, odd);
+		"them return records, 0 or -EBADF as getdents64(2) of a closed "
+		"fd (%d other results)", fs, odd);
 	t_check(!implausible, "%s: the records they return are entries of a "
 		"directory the slot held (%d rounds with others)", fs,
 		implausible);

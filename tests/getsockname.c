@@ -3,8 +3,13 @@
  * Description: SOCKET_URING_OP_GETSOCKNAME (mainline since 6.19) gives
  * the local (optlen 0) or peer (optlen 1) address of a socket, regular or
  * direct: IPv4, IPv6 and unix, a port picked by bind(0), truncation to a
- * short buffer, and the errors of getsockname(2)/getpeername(2) and of a
- * bad SQE. A conformance test of mainline's command.
+ * short buffer, and the errors of getsockname(2)/getpeername(2), each run
+ * side by side on a regular fd in the same state (the direct listener's
+ * own socket through FIXED_FD_INSTALL; an empty slot: a closed fd). A bad
+ * SQE, and a file that is not a socket, which the command refuses before
+ * any socket code (-EOPNOTSUPP, where getsockname(2) says -ENOTSOCK),
+ * fail with the errno written here. A conformance test of mainline's
+ * command.
  */
 #include <stddef.h>
 #include <sys/un.h>
@@ -54,7 +59,7 @@ static void inet(struct io_uring *ring, int family)
 	socklen_t len, clen = sizeof(client_local);
 	struct sockaddr *any = family == AF_INET ? (void *)&any4 : (void *)&any6;
 	socklen_t any_len = family == AF_INET ? sizeof(any4) : sizeof(any6);
-	int client, ret;
+	int client, ret, fd, sys;
 
 	direct_listener(ring, 0, any, any_len);
 	len = sizeof(local);
@@ -87,9 +92,17 @@ static void inet(struct io_uring *ring, int family)
 	ret = gsn(ring, client, 0, &peer, &len, 1);
 	t_check(ret == 0 && !memcmp(&peer, &local, len),
 		"%s: GETSOCKNAME peer of the regular client fd gives the listener", name);
+	/* the listener itself, as a regular fd */
+	fd = t_run(ring, io_uring_prep_fixed_fd_install(t_sqe, 0, 0));
+	t_assert(fd >= 0, "FIXED_FD_INSTALL: %d", fd);
+	len = sizeof(peer);
+	sys = t_sys(getpeername(fd, (struct sockaddr *)&peer, &len));
+	close(fd);
+	t_check_res(sys, -ENOTCONN, "%s: getpeername(2) of the listener fails with -ENOTCONN",
+		    name);
 	len = sizeof(peer);
 	ret = gsn(ring, 0, 1, &peer, &len, 1);
-	t_check_res(ret, -ENOTCONN, "%s: the peer of a listener fails with -ENOTCONN", name);
+	t_check_res(ret, sys, "%s: GETSOCKNAME of its peer, direct, fails the same", name);
 	close(client);
 	t_run(ring, io_uring_prep_close_direct(t_sqe, 0));
 	t_run(ring, io_uring_prep_close_direct(t_sqe, 1));
@@ -148,7 +161,7 @@ int main(void)
 	struct sockaddr_in addr;
 	struct io_uring ring;
 	socklen_t len = sizeof(addr);
-	int lfd, file, ret;
+	int lfd, file, ret, sys;
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
 	t_assert(!io_uring_register_files_sparse(&ring, 8), "register");
@@ -164,7 +177,7 @@ int main(void)
 	unix_sockets(&ring);
 	truncation(&ring, lfd);
 
-	/* Every field the command does not use must be zero. */
+	/* Every field the command does not use must be zero: io_uring's errno. */
 	static const struct {
 		const char *field;
 		int ioprio, len, flags, optlen, pad1, cmd_op, want;
@@ -193,18 +206,36 @@ int main(void)
 			    bad[i].field, bad[i].want);
 	}
 
+	/* getsockname(2) of the listener, then the command: the same */
+	len = sizeof(addr);
+	sys = t_sys(getsockname(lfd, (void *)8, &len));
+	t_check_res(sys, -EFAULT, "getsockname(2) into a bad address fails with -EFAULT");
 	len = sizeof(addr);
 	ret = gsn(&ring, lfd, 0, (void *)8, &len, 0);
-	t_check_res(ret, -EFAULT, "a bad address buffer fails with -EFAULT");
+	t_check_res(ret, sys, "GETSOCKNAME into one fails the same");
+	sys = t_sys(getsockname(lfd, (struct sockaddr *)&addr, (void *)8));
+	t_check_res(sys, -EFAULT, "getsockname(2) with a bad length pointer fails with -EFAULT");
 	ret = gsn(&ring, lfd, 0, &addr, (void *)8, 0);
-	t_check_res(ret, -EFAULT, "a bad length pointer fails with -EFAULT");
+	t_check_res(ret, sys, "GETSOCKNAME with one fails the same");
+	len = -1;
+	sys = t_sys(getsockname(lfd, (struct sockaddr *)&addr, &len));
+	t_check_res(sys, -EINVAL, "getsockname(2) with a negative length fails with -EINVAL");
 	len = -1;
 	ret = gsn(&ring, lfd, 0, &addr, &len, 0);
-	t_check_res(ret, -EINVAL, "a negative length fails with -EINVAL");
+	t_check_res(ret, sys, "GETSOCKNAME with one fails the same");
+	/* an empty slot is what a closed fd is to the syscall */
 	len = sizeof(addr);
 	ret = gsn(&ring, 5, 1, &addr, &len, 0);
-	t_check_res(ret, -EBADF, "an empty slot fails with -EBADF");
+	len = sizeof(addr);
+	sys = t_sys(getsockname(t_closed_fd(), (struct sockaddr *)&addr, &len));
+	t_check_res(sys, -EBADF, "getsockname(2) of a closed fd fails with -EBADF");
+	t_check_res(ret, sys, "GETSOCKNAME of an empty slot fails the same");
+	/*
+	 * Not the syscall's -ENOTSOCK: a file without ->uring_cmd is refused
+	 * by io_uring before any socket code runs, for every command.
+	 */
 	file = open("/proc/self/exe", O_RDONLY);
+	len = sizeof(addr);
 	ret = gsn(&ring, file, 0, &addr, &len, 0);
 	t_check_res(ret, -EOPNOTSUPP, "a regular file fails with -EOPNOTSUPP");
 	close(file);

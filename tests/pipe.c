@@ -5,11 +5,16 @@
  * pipe2() flag works; data flows through the direct pipe with READ/WRITE
  * and with SPLICE between a direct file and the direct pipe; every bad SQE
  * and every failure (bad address, slot out of range, full table) leaves
- * nothing behind. A conformance test of mainline's op, which checks
+ * nothing behind. A bad flag or address fails as pipe2(2) does with it, a
+ * WRITE into a direct notification pipe as write(2) into one; SQE fields
+ * and slots, which pipe2(2) has nothing of, fail with the errno written
+ * here. A conformance test of mainline's op, which checks
  * O_CLOEXEC against a direct install when it runs, not at prep. (Mainline
  * ignores sqe->len, sqe->buf_index and __pad2; the nofd PIPE, which reads
  * a size from sqe->off, refuses them: tests/sqe-unused-fields.)
  */
+#include <sys/syscall.h>
+
 #include "test.h"
 
 /* <linux/watch_queue.h> clashes with glibc's fcntl.h; its value: */
@@ -93,6 +98,19 @@ static void regular(struct io_uring *ring)
 	}
 }
 
+/* write(2) of a byte into a notification pipe made by pipe2(2): -errno. */
+static int notification_write(void)
+{
+	int fds[2], ret;
+
+	t_assert(!pipe2(fds, O_NOTIFICATION_PIPE), "pipe2 O_NOTIFICATION_PIPE");
+	ret = t_sys(write(fds[1], "x", 1));
+	close(fds[0]);
+	close(fds[1]);
+	t_check_res(ret, -EXDEV, "write(2) into a notification pipe fails with -EXDEV");
+	return ret;
+}
+
 static void direct(struct io_uring *ring, int fds_before)
 {
 	int fds[2] = { -1, -1 }, ret;
@@ -142,8 +160,10 @@ static void direct(struct io_uring *ring, int fds_before)
 	close_slots(ring, fds);
 
 	ret = pipe_op(ring, fds, O_NOTIFICATION_PIPE, 0, 1);
-	t_check(ret == 0 && rw_slot(ring, IORING_OP_WRITE, 1, "x", 1) == -EXDEV,
-		"O_NOTIFICATION_PIPE direct: WRITE fails with -EXDEV");
+	t_check_res(ret, 0, "PIPE into slots with O_NOTIFICATION_PIPE");
+	t_check_res(rw_slot(ring, IORING_OP_WRITE, 1, "x", 1),
+		    notification_write(), "O_NOTIFICATION_PIPE direct: WRITE "
+		    "fails as write(2) to such a pipe, with -EXDEV");
 	close_slots(ring, fds);
 }
 
@@ -185,11 +205,27 @@ static void splice_through(struct io_uring *ring)
 	unlink(DST);
 }
 
+/* pipe2(2) with @flags as a cqe->res; a pipe it makes is closed again. */
+static int sys_pipe2(int flags)
+{
+	int fds[2], ret = t_sys(pipe2(fds, flags));
+
+	if (!ret) {
+		close(fds[0]);
+		close(fds[1]);
+	}
+	return ret;
+}
+
 static void errors(struct io_uring *ring, int fds_before)
 {
+	/*
+	 * The flags pipe2(2) takes too are compared with it (.sys); SQE
+	 * fields and slots, which it has nothing of, with the errno here.
+	 */
 	static const struct {
 		const char *what;
-		int fd, flags, direct;
+		int fd, flags, direct, sys;
 		unsigned long long off, addr3;
 		unsigned int ioprio;
 		int want;
@@ -199,13 +235,15 @@ static void errors(struct io_uring *ring, int fds_before)
 		{ "sqe->off 1 GiB + 1", .off = (1ULL << 30) + 1, .want = -EINVAL },
 		{ "sqe->addr3 1", .addr3 = 1, .want = -EINVAL },
 		{ "sqe->ioprio 1", .ioprio = 1, .want = -EINVAL },
-		{ "pipe_flags O_APPEND", .flags = O_APPEND, .want = -EINVAL },
-		{ "pipe_flags O_RDWR", .flags = O_RDWR, .want = -EINVAL },
+		{ "pipe_flags O_APPEND", .flags = O_APPEND, .sys = 1,
+		  .want = -EINVAL },
+		{ "pipe_flags O_RDWR", .flags = O_RDWR, .sys = 1,
+		  .want = -EINVAL },
 		/* a slot has no fd flags to carry O_CLOEXEC */
 		{ "O_CLOEXEC with a direct install", .flags = O_CLOEXEC,
 		  .direct = 1, .want = -EINVAL },
 	};
-	int fds[2] = { -1, -1 }, ret;
+	int fds[2] = { -1, -1 }, ret, sys;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ret = t_run(ring, {
@@ -218,16 +256,27 @@ static void errors(struct io_uring *ring, int fds_before)
 			t_sqe->addr3 = bad[i].addr3;
 			t_sqe->ioprio = bad[i].ioprio;
 		});
-		t_check_res(ret, bad[i].want, "PIPE with %s fails with %d", bad[i].what,
-			    bad[i].want);
+		if (!bad[i].sys) {
+			t_check_res(ret, bad[i].want, "PIPE with %s fails with %d",
+				    bad[i].what, bad[i].want);
+			continue;
+		}
+		sys = sys_pipe2(bad[i].flags);
+		t_check_res(sys, bad[i].want, "pipe2(2) with %s fails with %d",
+			    bad[i].what, bad[i].want);
+		t_check_res(ret, sys, "PIPE with %s fails the same", bad[i].what);
 	}
 
+	/* the raw syscall: glibc's prototype lets the compiler object */
+	sys = t_sys(syscall(SYS_pipe2, (int *)8, 0));
+	t_check_res(sys, -EFAULT, "pipe2(2) with a bad address fails with -EFAULT");
 	ret = pipe_op(ring, (int *)8, 0, 0, 0);
-	t_check_res(ret, -EFAULT, "PIPE to regular fds with a bad address fails with -EFAULT");
+	t_check_res(ret, sys, "PIPE to regular fds with a bad address fails the same");
 	ret = pipe_op(ring, (int *)8, 0, 0, 1);
-	t_check_res(ret, -EFAULT, "PIPE into slots 0-1 with a bad address fails with -EFAULT");
+	t_check_res(ret, sys, "PIPE into slots 0-1 with a bad address fails the same");
 	ret = pipe_op(ring, (int *)8, 0, IORING_FILE_INDEX_ALLOC, 1);
-	t_check_res(ret, -EFAULT, "PIPE with ALLOC and a bad address fails with -EFAULT");
+	t_check_res(ret, sys, "PIPE with ALLOC and a bad address fails the same");
+	/* slots past the table or none free: pipe2(2) has no slots */
 	ret = pipe_op(ring, fds, 0, NR_SLOTS - 1, 1);
 	t_check_res(ret, -EINVAL, "PIPE into slot %d (write end past the end) fails with -EINVAL",
 		    NR_SLOTS - 1);

@@ -60,6 +60,32 @@ __attribute__((constructor)) static void t_line_buffered(void)
 			       t_w < 0 ? strerror(-t_w) : "-");         \
 	} while (0)
 
+/*
+ * What a syscall returns, in the form of a cqe->res: its result, or -errno.
+ * A request is compared with its syscall twin run in the same state:
+ *
+ *	want = t_sys(getdents64(fd, buf, len));
+ */
+#define t_sys(call)                                                     \
+	({                                                              \
+		long t_s = (call);                                      \
+		t_s < 0 ? -errno : t_s;                                 \
+	})
+
+/*
+ * A descriptor number that is not open: the twin of an empty slot, whose
+ * syscall error a request on the slot must give. It stays closed only
+ * until the next descriptor is made (a ring's too): use it at once.
+ */
+static inline int t_closed_fd(void)
+{
+	int fd = open("/", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
 /* Setup that must work for the test to mean anything. */
 #define t_assert(cond, ...)                                             \
 	do {                                                            \

@@ -4,10 +4,13 @@
  * IOSQE_FIXED_FILE (mainline: a conformance test; 6.12 refused it and
  * nofd v1-v3 carried it). Values set through the slot are those
  * getxattr(2) sees on the path, and the other way round; errors stay
- * those of fgetxattr(2). An O_PATH file in the table gets -EBADF, as
- * fgetxattr(2) and fsetxattr(2) give an O_PATH fd: on stock 7.3 they read
- * and set its attributes, which series patch 01 refuses
- * (tests/fixed-opath covers every op).
+ * those of fgetxattr(2) and fsetxattr(2) on a regular fd of the file in
+ * the same state (an empty slot: a closed fd), each compared side by side;
+ * a slot the table does not have, which no fd stands for, and the
+ * path-based ops with IOSQE_FIXED_FILE fail with -EBADF. An O_PATH file
+ * in the table gets -EBADF, as fgetxattr(2) and fsetxattr(2) give an
+ * O_PATH fd: on stock 7.3 they read and set its attributes, which series
+ * patch 01 refuses (tests/fixed-opath covers every op).
  */
 #include <sys/xattr.h>
 
@@ -38,7 +41,7 @@ int main(void)
 {
 	struct io_uring ring;
 	char value[64] = { 0 };
-	int ret;
+	int ret, fd, sys;
 
 	t_make_file(PATH, 16);
 	t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
@@ -61,15 +64,31 @@ int main(void)
 	t_check_res(ret, 7, "FGETXATTR user.other on slot 0 returns its size 7");
 	t_check(!memcmp(value, "regular", 7), "and the value set by setxattr(2)");
 
-	/* The errors are fgetxattr(2)'s and fsetxattr(2)'s. */
+	/*
+	 * The errors are fgetxattr(2)'s and fsetxattr(2)'s on fd, opened as
+	 * slot 0 was; none of them changes the file.
+	 */
+	fd = open(PATH, O_RDWR);
+	t_assert(fd >= 0, "open " PATH);
+	sys = t_sys(fgetxattr(fd, "user.missing", value, sizeof(value)));
+	t_check_res(sys, -ENODATA, "fgetxattr(2) of a missing name fails with -ENODATA");
 	ret = fgetxattr_slot(&ring, 0, "user.missing", value, sizeof(value));
-	t_check_res(ret, -ENODATA, "FGETXATTR of a missing name fails with -ENODATA");
+	t_check_res(ret, sys, "FGETXATTR of it fails the same");
+	sys = t_sys(fgetxattr(fd, "user.other", value, 3));
+	t_check_res(sys, -ERANGE, "fgetxattr(2) into a 3-byte buffer fails with -ERANGE");
 	ret = fgetxattr_slot(&ring, 0, "user.other", value, 3);
-	t_check_res(ret, -ERANGE, "FGETXATTR into a 3-byte buffer fails with -ERANGE");
+	t_check_res(ret, sys, "FGETXATTR into one fails the same");
+	sys = t_sys(fsetxattr(fd, "user.nofd", "again", 5, XATTR_CREATE));
+	t_check_res(sys, -EEXIST, "fsetxattr(2) with XATTR_CREATE of an existing name fails with -EEXIST");
 	ret = fsetxattr_slot(&ring, 0, "user.nofd", "again", XATTR_CREATE);
-	t_check_res(ret, -EEXIST, "FSETXATTR with XATTR_CREATE of an existing name fails with -EEXIST");
+	t_check_res(ret, sys, "FSETXATTR with it fails the same");
+	close(fd);
+	/* an empty slot is what a closed fd is to the syscall */
+	sys = t_sys(fgetxattr(t_closed_fd(), "user.nofd", value, sizeof(value)));
+	t_check_res(sys, -EBADF, "fgetxattr(2) on a closed fd fails with -EBADF");
 	ret = fgetxattr_slot(&ring, 1, "user.nofd", value, sizeof(value));
-	t_check_res(ret, -EBADF, "FGETXATTR on the empty slot 1 fails with -EBADF");
+	t_check_res(ret, sys, "FGETXATTR on the empty slot 1 fails the same");
+	/* a slot index the table does not have: no fd stands for it */
 	ret = fsetxattr_slot(&ring, 9, "user.nofd", "x", 0);
 	t_check_res(ret, -EBADF, "FSETXATTR on slot 9 of a 4-slot table fails with -EBADF");
 
@@ -78,9 +97,8 @@ int main(void)
 		int opath = open(PATH, O_PATH | O_CLOEXEC), want_get, want_set;
 
 		t_assert(opath >= 0, "open O_PATH");
-		want_get = fgetxattr(opath, "user.nofd", value, sizeof(value)) < 0 ?
-			   -errno : 0;
-		want_set = fsetxattr(opath, "user.nofd", "p", 1, 0) < 0 ? -errno : 0;
+		want_get = t_sys(fgetxattr(opath, "user.nofd", value, sizeof(value)));
+		want_set = t_sys(fsetxattr(opath, "user.nofd", "p", 1, 0));
 		t_check(want_get == -EBADF && want_set == -EBADF,
 			"fgetxattr(2), fsetxattr(2) on an O_PATH fd: -EBADF (%d %d)",
 			want_get, want_set);
@@ -102,7 +120,10 @@ int main(void)
 		close(opath);
 	}
 
-	/* The path-based ops have no file to fix: they still refuse the flag. */
+	/*
+	 * The path-based ops have no file to fix: they still refuse the flag,
+	 * which getxattr(2) and setxattr(2) have no counterpart of.
+	 */
 	ret = t_run(&ring, {
 		io_uring_prep_getxattr(t_sqe, "user.nofd", value, PATH, sizeof(value));
 		t_sqe->flags |= IOSQE_FIXED_FILE;
