@@ -338,6 +338,7 @@ struct round_rings {
 	struct io_uring ring, target;
 	struct inflight inf[MAX_BATCH * 4];
 	unsigned int batches, nr, completed, reaped;
+	uint64_t reap_ms;	/* how long round_reap() waited */
 	int last_ret, last_cancel, errors;
 	bool quiet;	/* no WRITE, so no SIGPIPE */
 };
@@ -478,10 +479,31 @@ static void account_cqe(struct round_rings *rr, const struct io_uring_cqe *cqe)
 		bad[in->op]++;
 }
 
-/* Let what can finish finish, cancel the rest, reap everything */
+/* round_reap() gives up on a round whose SQEs did not all complete */
+#define REAP_LIMIT_MS 10000
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ull + t.tv_nsec / 1000000;
+}
+
+/*
+ * Let what can finish finish, cancel the rest, reap everything: a cancel
+ * every 10 waits of 2 ms, until every SQE completed or REAP_LIMIT_MS went
+ * by. A round takes some hundreds of ms at most (0.7 s in a TCG guest on
+ * a loaded host); the limit is for a machine loaded more, where a
+ * cancelled request's worker may wait long for a CPU, not a time a round
+ * is expected to take.
+ */
 static void round_reap(struct round_rings *rr)
 {
-	for (int pass = 0; rr->completed < rr->nr && pass < 200; pass++) {
+	uint64_t start = now_ms();
+
+	for (int pass = 0; rr->completed < rr->nr &&
+	     now_ms() - start < REAP_LIMIT_MS; pass++) {
 		struct __kernel_timespec ts = { .tv_nsec = 2000000 };
 		struct io_uring_cqe *cqe;
 
@@ -506,6 +528,7 @@ static void round_reap(struct round_rings *rr)
 			io_uring_cqe_seen(&rr->ring, cqe);
 		}
 	}
+	rr->reap_ms = now_ms() - start;
 }
 
 /* A round that did not complete every SQE: all there is to know of it */
@@ -513,10 +536,11 @@ static void round_report(struct round_rings *rr)
 {
 	printf("round %lu: flags %#x, %u SQ entries, %u CQ, %u slots, last "
 	       "enter %d, last sync cancel %d, %u SQEs not taken, sq flags "
-	       "%#x\n", rr->no, rr->p.flags, rr->p.sq_entries,
-	       rr->p.cq_entries, this_round.nr_slots, rr->last_ret,
-	       rr->last_cancel, io_uring_sq_ready(&rr->ring),
-	       IO_URING_READ_ONCE(*rr->ring.sq.kflags));
+	       "%#x, reaped for %llu ms\n", rr->no, rr->p.flags,
+	       rr->p.sq_entries, rr->p.cq_entries, this_round.nr_slots,
+	       rr->last_ret, rr->last_cancel, io_uring_sq_ready(&rr->ring),
+	       IO_URING_READ_ONCE(*rr->ring.sq.kflags),
+	       (unsigned long long)rr->reap_ms);
 	print_ring_state(rr->no, &rr->ring, rr->reaped);
 	for (unsigned int i = 0; i < rr->nr; i++)
 		printf("round %lu: SQE %u (%s, flags %#x) %s %d\n", rr->no, i,
