@@ -37,8 +37,10 @@
  * docs/reliability.md).
  *
  * The seed is printed first; the same seed submits the same SQEs (what
- * they return may still depend on timing). At the end: SQEs, completions
- * and, per op, how many succeeded and failed (the coverage table).
+ * they return may still depend on timing). At the end: SQEs, completions,
+ * the rounds reaped with their SQEs and those that completed (lines
+ * tests/fuzz-smoke reads) and, per op, how many succeeded and failed (the
+ * coverage table).
  *
  * This file runs the good-input pass and the rounds; fuzz.h says what the
  * others do (ops.c, box.c, sharer.c, stall.c).
@@ -53,6 +55,9 @@ bool stock;
 bool no_drain;
 struct round_state this_round;
 static unsigned long sqes, cqes, flag_use[6];
+/* the rounds reaped here (not torn down), their SQEs, those that completed */
+static unsigned long reaped_rounds, reaped_sqes, reaped_completed;
+static uint64_t reap_max_ms;	/* the longest round_reap() */
 static unsigned long unread_sqes;	/* with a field their op does not read */
 
 /* what was done to rounds while their requests were in flight */
@@ -493,10 +498,10 @@ static uint64_t now_ms(void)
 /*
  * Let what can finish finish, cancel the rest, reap everything: a cancel
  * every 10 waits of 2 ms, until every SQE completed or REAP_LIMIT_MS went
- * by. A round takes some hundreds of ms at most (0.7 s in a TCG guest on
- * a loaded host); the limit is for a machine loaded more, where a
- * cancelled request's worker may wait long for a CPU, not a time a round
- * is expected to take.
+ * by. A round takes some hundreds of ms at most (up to 0.9 s in a TCG
+ * guest on a loaded host: the summary gives the longest); the limit is
+ * for a machine loaded more, where a cancelled request's worker may wait
+ * long for a CPU, not a time a round is expected to take.
  */
 static void round_reap(struct round_rings *rr)
 {
@@ -584,6 +589,11 @@ static int round_run(unsigned long round_no, bool verbose, int keep_max,
 		return rr.errors;
 	}
 	round_reap(&rr);
+	reaped_rounds++;
+	reaped_sqes += rr.nr;
+	reaped_completed += rr.completed;
+	if (rr.reap_ms > reap_max_ms)
+		reap_max_ms = rr.reap_ms;
 	if (rr.completed < rr.nr) {
 		round_report(&rr);
 		rr.errors++;
@@ -788,6 +798,9 @@ int main(int argc, char **argv)
 	       freed_pages, abandoned);
 	printf("fuzz: seed %lu, %lu rounds, %lu SQEs, %lu CQEs, %d errors\n",
 	       seed, round_no, sqes, cqes, errors);
+	printf("fuzz: reaped: %lu rounds, %lu SQEs, %lu completed once, the "
+	       "longest reap %llu ms\n", reaped_rounds, reaped_sqes,
+	       reaped_completed, (unsigned long long)reap_max_ms);
 	printf("fuzz: flags: FIXED_FILE %lu, IO_DRAIN %lu, IO_LINK %lu, "
 	       "IO_HARDLINK %lu, ASYNC %lu\n", flag_use[0], flag_use[1],
 	       flag_use[2], flag_use[3], flag_use[4]);
