@@ -37,8 +37,10 @@
  * docs/reliability.md).
  *
  * The seed is printed first; the same seed submits the same SQEs (what
- * they return may still depend on timing). At the end: SQEs, completions
- * and, per op, how many succeeded and failed (the coverage table).
+ * they return may still depend on timing). At the end: SQEs, completions,
+ * the rounds reaped with their SQEs and those that completed (lines
+ * tests/fuzz-smoke reads) and, per op, how many succeeded and failed (the
+ * coverage table).
  *
  * This file runs the good-input pass and the rounds; fuzz.h says what the
  * others do (ops.c, box.c, sharer.c, stall.c).
@@ -53,6 +55,9 @@ bool stock;
 bool no_drain;
 struct round_state this_round;
 static unsigned long sqes, cqes, flag_use[6];
+/* the rounds reaped here (not torn down), their SQEs, those that completed */
+static unsigned long reaped_rounds, reaped_sqes, reaped_completed;
+static uint64_t reap_max_ms;	/* the longest round_reap() */
 static unsigned long unread_sqes;	/* with a field their op does not read */
 
 /* what was done to rounds while their requests were in flight */
@@ -338,6 +343,7 @@ struct round_rings {
 	struct io_uring ring, target;
 	struct inflight inf[MAX_BATCH * 4];
 	unsigned int batches, nr, completed, reaped;
+	uint64_t reap_ms;	/* how long round_reap() waited */
 	int last_ret, last_cancel, errors;
 	bool quiet;	/* no WRITE, so no SIGPIPE */
 };
@@ -478,10 +484,31 @@ static void account_cqe(struct round_rings *rr, const struct io_uring_cqe *cqe)
 		bad[in->op]++;
 }
 
-/* Let what can finish finish, cancel the rest, reap everything */
+/* round_reap() gives up on a round whose SQEs did not all complete */
+#define REAP_LIMIT_MS 10000
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ull + t.tv_nsec / 1000000;
+}
+
+/*
+ * Let what can finish finish, cancel the rest, reap everything: a cancel
+ * every 10 waits of 2 ms, until every SQE completed or REAP_LIMIT_MS went
+ * by. A round takes some hundreds of ms at most (up to 0.9 s in a TCG
+ * guest on a loaded host: the summary gives the longest); the limit is
+ * for a machine loaded more, where a cancelled request's worker may wait
+ * long for a CPU, not a time a round is expected to take.
+ */
 static void round_reap(struct round_rings *rr)
 {
-	for (int pass = 0; rr->completed < rr->nr && pass < 200; pass++) {
+	uint64_t start = now_ms();
+
+	for (int pass = 0; rr->completed < rr->nr &&
+	     now_ms() - start < REAP_LIMIT_MS; pass++) {
 		struct __kernel_timespec ts = { .tv_nsec = 2000000 };
 		struct io_uring_cqe *cqe;
 
@@ -506,6 +533,7 @@ static void round_reap(struct round_rings *rr)
 			io_uring_cqe_seen(&rr->ring, cqe);
 		}
 	}
+	rr->reap_ms = now_ms() - start;
 }
 
 /* A round that did not complete every SQE: all there is to know of it */
@@ -513,10 +541,11 @@ static void round_report(struct round_rings *rr)
 {
 	printf("round %lu: flags %#x, %u SQ entries, %u CQ, %u slots, last "
 	       "enter %d, last sync cancel %d, %u SQEs not taken, sq flags "
-	       "%#x\n", rr->no, rr->p.flags, rr->p.sq_entries,
-	       rr->p.cq_entries, this_round.nr_slots, rr->last_ret,
-	       rr->last_cancel, io_uring_sq_ready(&rr->ring),
-	       IO_URING_READ_ONCE(*rr->ring.sq.kflags));
+	       "%#x, reaped for %llu ms\n", rr->no, rr->p.flags,
+	       rr->p.sq_entries, rr->p.cq_entries, this_round.nr_slots,
+	       rr->last_ret, rr->last_cancel, io_uring_sq_ready(&rr->ring),
+	       IO_URING_READ_ONCE(*rr->ring.sq.kflags),
+	       (unsigned long long)rr->reap_ms);
 	print_ring_state(rr->no, &rr->ring, rr->reaped);
 	for (unsigned int i = 0; i < rr->nr; i++)
 		printf("round %lu: SQE %u (%s, flags %#x) %s %d\n", rr->no, i,
@@ -560,6 +589,11 @@ static int round_run(unsigned long round_no, bool verbose, int keep_max,
 		return rr.errors;
 	}
 	round_reap(&rr);
+	reaped_rounds++;
+	reaped_sqes += rr.nr;
+	reaped_completed += rr.completed;
+	if (rr.reap_ms > reap_max_ms)
+		reap_max_ms = rr.reap_ms;
 	if (rr.completed < rr.nr) {
 		round_report(&rr);
 		rr.errors++;
@@ -764,6 +798,9 @@ int main(int argc, char **argv)
 	       freed_pages, abandoned);
 	printf("fuzz: seed %lu, %lu rounds, %lu SQEs, %lu CQEs, %d errors\n",
 	       seed, round_no, sqes, cqes, errors);
+	printf("fuzz: reaped: %lu rounds, %lu SQEs, %lu completed once, the "
+	       "longest reap %llu ms\n", reaped_rounds, reaped_sqes,
+	       reaped_completed, (unsigned long long)reap_max_ms);
 	printf("fuzz: flags: FIXED_FILE %lu, IO_DRAIN %lu, IO_LINK %lu, "
 	       "IO_HARDLINK %lu, ASYNC %lu\n", flag_use[0], flag_use[1],
 	       flag_use[2], flag_use[3], flag_use[4]);

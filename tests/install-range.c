@@ -4,17 +4,19 @@
  * OPENAT2, ACCEPT, SOCKET, PIPE) fails cleanly for a slot index at or past
  * the end of a full table, up to 0xFFFFFFFE, whose sqe->file_index
  * (index + 1) is IORING_FILE_INDEX_ALLOC: after each failure every slot
- * holds the file it held, /proc/self/fd is as before, and PIPE has not
- * written fds[]; after the ring is gone the tmpfs the files are on
- * unmounts (no failed install kept a reference). Regression test: v1's PIPE did slot
- * arithmetic on an int and installed the write end first, so index
- * 0xFFFFFFFD put the write end into an allocated slot and left it there.
- * PIPE with ALLOC and one free slot, and with an fds[] it cannot write,
- * also leaves the table as it was. PIPE into the last slot (the write end
- * would be past the table) fails with -EINVAL; mainline's PIPE puts the
- * read end there first and takes it out when the write end fails, so the
- * slot's file is gone and the slot is empty after it: the test follows
- * mainline there (v3's PIPE checked both slots before it filled either).
+ * holds the file it held (each slot's inode, by STATX of the slot; a
+ * table whose 16 slots hold 16 files to begin with), /proc/self/fd is as
+ * before, and PIPE has not written fds[]; after the ring is gone the
+ * tmpfs the files are on unmounts (no failed install kept a reference).
+ * Regression test: v1's PIPE did slot arithmetic on an int and installed
+ * the write end first, so index 0xFFFFFFFD put the write end into an
+ * allocated slot and left it there. PIPE with ALLOC and one free slot,
+ * and with an fds[] it cannot write, also leaves the table as it was.
+ * PIPE into the last slot (the write end would be past the table) fails
+ * with -EINVAL; mainline's PIPE puts the read end there first and takes
+ * it out when the write end fails, so the slot's file is gone and the
+ * slot is empty after it: the test follows mainline there (v3's PIPE
+ * checked both slots before it filled either).
  */
 #include <linux/openat2.h>
 #include <sys/mount.h>
@@ -29,14 +31,22 @@ static struct io_uring ring;
 static struct sockaddr_in addr;
 static int listener;
 
-/* The inode in each slot (fstat of the direct descriptor), 0 if empty. */
+/*
+ * The inode in each slot (fstat of the direct descriptor), 0 if empty: its
+ * STATX fails with -EBADF. Any other failure fails the test, lest two
+ * snapshots that read nothing compare equal.
+ */
 static void snapshot(unsigned long long *ino)
 {
 	for (int s = 0; s < NR_SLOTS; s++) {
-		struct statx stx;
+		struct statx stx = { .stx_ino = 0 };
 		int ret = t_run(&ring, io_uring_prep_fstatx_direct(t_sqe, s,
 				STATX_INO, &stx));
 
+		t_assert((!ret && stx.stx_ino) || ret == -EBADF,
+			 "STATX of slot %d: %d (%s), inode %llu", s, ret,
+			 ret < 0 ? strerror(-ret) : "-",
+			 (unsigned long long)stx.stx_ino);
 		ino[s] = ret ? 0 : stx.stx_ino;
 	}
 }
@@ -107,6 +117,19 @@ static int same(const unsigned long long *a, const unsigned long long *b)
 	return !memcmp(a, b, NR_SLOTS * sizeof(*a));
 }
 
+/* Whether every slot holds a file, no two the same. */
+static bool distinct(const unsigned long long *ino)
+{
+	for (int s = 0; s < NR_SLOTS; s++) {
+		if (!ino[s])
+			return false;
+		for (int t = 0; t < s; t++)
+			if (ino[t] == ino[s])
+				return false;
+	}
+	return true;
+}
+
 static void full_table(void)
 {
 	/* 0-based slot indexes; the SQE carries index + 1, wrapping at 2^32 */
@@ -117,6 +140,8 @@ static void full_table(void)
 	int fds_before = t_count_fds();
 
 	snapshot(before);
+	t_check(distinct(before), "the full table: %d slots, each a file of "
+		"its own", NR_SLOTS);
 	for (int op = OPENAT; op <= PIPE; op++) {
 		for (size_t i = 0; i < sizeof(index) / sizeof(index[0]); i++) {
 			int fds[2] = { -7, -7 };

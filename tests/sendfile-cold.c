@@ -11,6 +11,8 @@
  * count is what the peer reads, as with sendfile(2), and no more than was
  * there.
  */
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 #include "sendfile-fixture.h"
@@ -111,33 +113,66 @@ static void atime_due(const char *path, enum sf_way way)
 			sf_way_names[way], workers);
 }
 
+/* A file truncated while a way sends it; the reader that then drains */
+struct truncator {
+	const char *path;
+	int sock;		/* the sending end */
+	bool was_full;		/* the socket filled before the truncate */
+	int truncated;		/* truncate(2)'s result */
+	struct sf_peer peer;
+};
+
+/*
+ * Wait (10 s at most) until the sending socket is full, so the sender
+ * waits for room: an AF_UNIX sender waits while the memory its unread
+ * skbs take (SIOCOUTQ) is at its send buffer. Then truncate the file and
+ * read everything, as the peer.
+ */
+static void *truncate_when_full(void *arg)
+{
+	struct truncator *t = arg;
+	int sndbuf = 0, outq = 0;
+	socklen_t len = sizeof(sndbuf);
+
+	getsockopt(t->sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len);
+	for (int i = 0; i < 10000 && !t->was_full; i++) {
+		ioctl(t->sock, SIOCOUTQ, &outq);
+		t->was_full = sndbuf > 0 && outq >= sndbuf;
+		if (!t->was_full)
+			usleep(1000);
+	}
+	t->truncated = truncate(t->path, 4096) ? -errno : 0;
+	sf_peer_run(&t->peer);
+	return NULL;
+}
+
 /* Truncate @path while one way waits on a full socket, then read all. */
 static void truncated(const char *path, enum sf_way way)
 {
-	int in, sv[2], status;
-	struct sf_peer peer;
+	struct truncator t = { .path = path };
+	pthread_t th;
 	long long res;
-	pid_t pid;
+	int in, sv[2];
 
 	t_make_file(path, SIZE);
 	in = open(path, O_RDONLY);
+	t_assert(in >= 0, "open %s", path);
 	sf_pair(AF_UNIX, sv);
-	pid = fork();
-	t_assert(pid >= 0, "fork");
-	if (!pid) {
-		usleep(200000);
-		_exit(truncate(path, 4096) ? 1 : 0);
-	}
-	sf_peer_start(&peer, sv[1], 0, 400);
+	t.sock = sv[0];
+	t.peer = (struct sf_peer){ .fd = sv[1], .bad_at = -1 };
+	t_assert(!pthread_create(&th, NULL, truncate_when_full, &t), "thread");
 	res = sf_send(way, in, sv[0], 0, SIZE);
 	close(sv[0]);
-	sf_peer_join(&peer);
-	t_assert(waitpid(pid, &status, 0) == pid && !status, "truncate");
-	t_check(res > 4096 && res < SIZE && res == peer.got &&
-		peer.bad_at < 0,
+	pthread_join(th, NULL);
+	close(sv[1]);
+	t_check(t.was_full && !t.truncated,
+		"tmpfs: %s filled the socket and waited; the file was "
+		"truncated then (%d)", sf_way_names[way], t.truncated);
+	t_check(res > 4096 && res < SIZE && res == t.peer.got &&
+		t.peer.bad_at < 0,
 		"tmpfs: %s of a file truncated while it waits returns %lld, "
 		"what the peer reads (%lld), less than the file was",
-		sf_way_names[way], res, peer.got);
+		sf_way_names[way], res, t.peer.got);
 	close(in);
 }
 

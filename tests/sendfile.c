@@ -11,6 +11,7 @@
  * short SENDFILE breaks its link, as a short READ does, and an empty one
  * leaves what an earlier MSG_MORE send corked as sendfile(2) leaves it.
  */
+#include <limits.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -36,23 +37,29 @@ struct sf_result {
 /*
  * sendfile(2) in a child, which has no ring: task work that a ring's exit
  * leaves for this task would make sendfile(2)'s waits for room return
- * early, and SENDFILE would be compared with a count cut short.
+ * early, and SENDFILE would be compared with a count cut short. A child
+ * that did not exit 0 gave no result, not "sent 0".
  */
 static long long sys_send(int in, int sock, long long off, size_t len)
 {
 	long long *res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
 			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	long long ret;
+	int status;
 	pid_t pid;
 
 	t_assert(res != MAP_FAILED, "mmap");
+	*res = LLONG_MIN;
 	pid = fork();
 	t_assert(pid >= 0, "fork");
 	if (!pid) {
 		*res = sf_send(SF_SYS, in, sock, off, len);
 		_exit(0);
 	}
-	t_assert(waitpid(pid, NULL, 0) == pid, "waitpid");
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	t_assert(WIFEXITED(status) && !WEXITSTATUS(status) &&
+		 *res != LLONG_MIN, "the sendfile(2) child: status %#x",
+		 status);
 	ret = *res;
 	munmap(res, sizeof(*res));
 	return ret;

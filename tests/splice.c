@@ -6,18 +6,23 @@
  * SPLICEs must return what splice(2) returned and move the same bytes: a
  * tmpfs file (at an offset, with a hole, to its end) into a pipe with
  * room or one that runs full, a ramfs file, a pipe into a socket with
- * room, one that fills up while a reader is late, one with a small
- * buffer, one no one reads, stopped after a while (splice(2) by a signal,
- * SPLICE by ASYNC_CANCEL: each returns what it moved), a pipe holding
- * less than asked, O_NONBLOCK ends that would block. 64 SPLICEs waiting
- * at once for room, each cancelled, return what their peers can read.
+ * room, one that fills up before its reader begins, one with a small
+ * buffer, one no one reads, stopped once it is full and the splice waits
+ * for room (splice(2) by a signal, SPLICE by ASYNC_CANCEL: each returns
+ * what it moved), a pipe holding less than asked, O_NONBLOCK ends that
+ * would block. 64 SPLICEs waiting at once for room, each cancelled once
+ * every socket is full, return what their peers can read. A socket is
+ * full when the memory of its unread data (SIOCOUTQ) is at its send
+ * buffer: the writer then waits, so the order of events does not hang
+ * on how fast the machine is.
  * Last, a linked file -> pipe -> socket chain of slots, as nofd-httpd
  * sends. (Series v7 and v8 ran SPLICE inline first; v9 hands it to io-wq
  * as mainline does, and these cases hold either way.)
  */
+#include <linux/sockios.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/time.h>
+#include <sys/ioctl.h>
 
 #include "test.h"
 
@@ -144,15 +149,41 @@ struct sock_case {
 
 struct reader {
 	int fd;
+	int writer;		/* the other end */
 	struct outcome *o;
 };
 
-/* Read the socket to its end, after a while (a thread). */
+/*
+ * Whether @fd, the writing end of a unix stream socket, is full: the
+ * memory its unread skbs take (SIOCOUTQ) is at its send buffer, so a
+ * writer waits for room. Waits for it 10 s at most.
+ */
+static bool wait_full(int fd)
+{
+	int sndbuf = 0, outq = 0;
+	socklen_t len = sizeof(sndbuf);
+
+	t_assert(!getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len),
+		 "SO_SNDBUF");
+	for (int i = 0; i < 10000; i++) {
+		t_assert(!ioctl(fd, SIOCOUTQ, &outq), "SIOCOUTQ");
+		if (outq >= sndbuf)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * Read the socket to its end once its writer filled it (a thread, while
+ * the test's own waits for the splice).
+ */
 static void *read_later(void *arg)
 {
 	struct reader *r = arg;
 
-	usleep(100 * 1000);
+	t_check(wait_full(r->writer), "the socket filled before its reader "
+		"began");
 	read_all(r->fd, r->o);
 	return NULL;
 }
@@ -162,28 +193,52 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
+struct stopper {
+	pthread_t thread;	/* in splice(2) */
+	int out;		/* the socket it writes */
+	bool was_full;
+};
+
+/* Interrupt the splice(2) once its socket is full (a thread). */
+static void *stop_when_full(void *arg)
+{
+	struct stopper *st = arg;
+
+	st->was_full = wait_full(st->out);
+	pthread_kill(st->thread, SIGALRM);
+	return NULL;
+}
+
 /*
  * Splice @len bytes from pipe @in to socket @out, which no one reads, and
- * stop it after 100 ms: splice(2) by a signal, SPLICE by ASYNC_CANCEL.
+ * stop it once the socket is full and the splice waits for room: splice(2)
+ * by a signal, SPLICE by ASYNC_CANCEL.
  */
 static ssize_t splice_stopped(enum way way, int in, int out, size_t len)
 {
-	struct itimerval later = { .it_value.tv_usec = 100 * 1000 };
 	struct sigaction sa = { .sa_handler = on_alarm };
+	struct stopper st = { .thread = pthread_self(), .out = out };
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	ssize_t res = -EINVAL;
+	pthread_t th;
 
 	if (way == SYS) {
 		t_assert(!sigaction(SIGALRM, &sa, NULL), "sigaction");
-		t_assert(!setitimer(ITIMER_REAL, &later, NULL), "setitimer");
-		return splice_way(way, in, -1, out, len);
+		t_assert(!pthread_create(&th, NULL, stop_when_full, &st),
+			 "thread");
+		res = splice_way(way, in, -1, out, len);
+		pthread_join(th, NULL);
+		t_check(st.was_full, "%s waited on a full socket when it was "
+			"stopped", way_names[way]);
+		return res;
 	}
 	sqe = io_uring_get_sqe(&ring);
 	prep_way(sqe, way, in, -1, out, len);
 	sqe->user_data = 1;
 	t_assert(io_uring_submit(&ring) == 1, "submit");
-	usleep(100 * 1000);
+	t_check(wait_full(out), "%s waited on a full socket when it was "
+		"stopped", way_names[way]);
 	io_uring_prep_cancel64(io_uring_get_sqe(&ring), 1, 0);
 	t_assert(io_uring_submit(&ring) == 1, "submit cancel");
 	for (int i = 0; i < 2; i++) {
@@ -221,6 +276,7 @@ static void pipe_to_socket(const struct sock_case *sc, enum way way,
 	}
 	if (sc->reader) {
 		r.fd = sv[1];
+		r.writer = sv[0];
 		r.o = o;
 		t_assert(!pthread_create(&th, NULL, read_later, &r), "thread");
 	}
@@ -299,7 +355,7 @@ static void make_files(const char *mnt)
  */
 static void many_waiting(void)
 {
-	int p[WAITERS][2], sv[WAITERS][2], sndbuf = 4096, bad = 0;
+	int p[WAITERS][2], sv[WAITERS][2], sndbuf = 4096, bad = 0, full = 0;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct outcome o;
@@ -317,7 +373,10 @@ static void many_waiting(void)
 		sqe->user_data = i;
 		t_assert(io_uring_submit(&ring) == 1, "submit");
 	}
-	usleep(100 * 1000);
+	for (int i = 0; i < WAITERS; i++)
+		full += wait_full(sv[i][0]);
+	t_check(full == WAITERS, "%d SPLICEs filled their sockets and wait for "
+		"room (%d did)", WAITERS, full);
 	for (int i = 0; i < WAITERS; i++) {
 		sqe = io_uring_get_sqe(&ring);
 		io_uring_prep_cancel64(sqe, i, 0);
@@ -397,6 +456,7 @@ static void linked_slots(void)
 	fds[3] = sv[0];
 	t_assert(io_uring_register_files_update(&ring, 1, fds, 4) == 4, "reg");
 	r.fd = sv[1];
+	r.writer = sv[0];
 	t_assert(!pthread_create(&th, NULL, read_later, &r), "thread");
 	for (int i = 0; i < 2; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);

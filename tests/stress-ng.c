@@ -27,7 +27,7 @@ int main(void)
 		"--sendfile", "1", "--metrics-brief", "--verify", NULL,
 	};
 	int status, waited = 0;
-	pid_t pid;
+	pid_t pid, w;
 
 	if (access(STRESS, X_OK))
 		return t_no_feature("stress-ng in the guest (vm/guest-debs.sh)");
@@ -43,12 +43,14 @@ int main(void)
 		execv(STRESS, (char **)argv);
 		_exit(127);
 	}
-	while (waitpid(pid, &status, WNOHANG) == 0 && waited++ < LIMIT_S * 10)
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 &&
+	       waited++ < LIMIT_S * 10)
 		usleep(100 * 1000);
-	if (waited > LIMIT_S * 10) {
+	if (!w) {
 		kill(pid, SIGKILL);
-		t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+		w = waitpid(pid, &status, 0);
 	}
+	t_assert(w == pid, "waitpid: %d", w);
 	t_check(WIFEXITED(status) && !WEXITSTATUS(status),
 		"stress-ng's io_uring, dir, getdent, dentry, fstat, splice and "
 		"sendfile stressors, %s s: exit status 0x%x", SECONDS, status);
