@@ -303,12 +303,19 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	}
 	c->phase = PH_SEND;
 	reserve(w, 4);
-	if (c->rq.use_read)
+	if (c->rq.use_read) {
 		n = queue_read(w, c, hl, sock);
-	else if (kc.sendfile)
+		w->read_parts++;
+		w->read_bodies += first;
+	} else if (kc.sendfile) {
 		n = queue_sendfile(w, c, hl, sock);
-	else
+		w->sendfile_parts++;
+		w->sendfile_bodies += first;
+	} else {
 		n = queue_splice(w, c, hl, sock);
+		w->splice_parts++;
+		w->splice_bodies += first;
+	}
 	set_deadline(w, c, opt.send_ms);
 	c->rq.file_off += n;
 	c->rq.file_left -= n;

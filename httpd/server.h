@@ -151,7 +151,10 @@ enum phase {
 
 /*
  * The server's counters, each a field of struct worker, summed over the
- * workers and printed by --stats as name=value, in this order.
+ * workers and printed by --stats as name=value, in this order. A file
+ * body goes one way, SENDFILE, SPLICE or READ+SEND (send_chunk()): its
+ * _bodies counts it once, its _parts each SENDFILE, SPLICE pair or
+ * READ+SEND pair it took.
  */
 #define HTTPD_COUNTERS(X)						\
 	X(requests, "requests")						\
@@ -164,7 +167,13 @@ enum phase {
 	X(recv_starved, "recv_starved")					\
 	X(pipes, "pipes")						\
 	X(pipes_small, "pipes_small")					\
-	X(no_pipe, "no_pipe")
+	X(no_pipe, "no_pipe")						\
+	X(sendfile_bodies, "sendfile_bodies")				\
+	X(sendfile_parts, "sendfile_parts")				\
+	X(splice_bodies, "splice_bodies")				\
+	X(splice_parts, "splice_parts")					\
+	X(read_bodies, "read_bodies")					\
+	X(read_parts, "read_parts")
 
 /* A file held open in a slot of the worker's table (cache.c) */
 struct cached_file {

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: an IORING_OP_GETDENTS with IORING_GETDENTS_REWIND that is
- * tried inline and has to go to io-wq (the directory's lock was taken)
+ * tried inline and has to go to io-wq (a lock it needs was taken)
  * leaves no trace of its rewind: the inline try takes its locks before it
  * moves the position. Regression test, from v1, where a positioned request
  * seeked first and a reader at the file position could read from there
  * until io-wq redid it. Every REWIND request reads from the start to the
  * end, so the file position is at the end before and after each of them,
  * and getdents64(2) in another thread must always return 0, while a third
- * thread keeps renaming an entry to make the inline tries fail.
+ * thread keeps renaming an entry. The two make the inline tries fail: the
+ * reader holds the file's position lock, the renames the directory's
+ * lock. Some of the requests must have gone to io-wq (an io-wq worker
+ * was created; none was before), or the test reached nothing it guards.
  */
 #include <pthread.h>
 
@@ -49,7 +52,7 @@ int main(void)
 	struct gd_list l = { 0 };
 	struct io_uring ring;
 	pthread_t t, r;
-	int short_reads = 0;
+	int short_reads = 0, workers;
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "queue_init");
 	if (!gd_supported())
@@ -61,18 +64,22 @@ int main(void)
 	t_assert(gd_read_syscall(fd, sizeof(buf), &l) == 0 &&
 		 l.nr == NR + 2, "read to the end");
 	gd_list_free(&l);
+	t_assert(t_io_wq_workers() == 0, "no io-wq worker before");
 	t_assert(!pthread_create(&t, NULL, renamer, NULL) &&
 		 !pthread_create(&r, NULL, reader, NULL), "threads");
 
 	for (int i = 0; i < ROUNDS; i++)
 		short_reads += gd_getdents(&ring, fd, 0, buf, sizeof(buf),
 					   IORING_GETDENTS_REWIND) <= 0;
+	workers = t_io_wq_workers();
 	done = 1;
 	pthread_join(t, NULL);
 	pthread_join(r, NULL);
 
 	t_check(!short_reads, "every REWIND read returns entries "
 		"(%d of %d did not)", short_reads, ROUNDS);
+	t_check(workers > 0, "inline tries failed: requests went through "
+		"io-wq (%d io-wq workers)", workers);
 	t_check(!moved, "getdents64(2) at the file position, at the end, "
 		"always returns 0 (%d times it returned entries)", moved);
 	close(fd);

@@ -5,7 +5,10 @@
  * 304 for If-Modified-Since, with either send strategy (SENDFILE from the
  * file's slot, READ into registered buffers then SEND); a file that does
  * not exist is 404, in each of the modes auto, sendfile, splice (SPLICE
- * through a direct pipe, to compare) and read.
+ * through a direct pipe, to compare) and read. Each body went the way
+ * its mode says (the server's --stats counts the bodies sent each way):
+ * in auto, by READ+SEND when it fits one buffer with its head, else by
+ * SENDFILE; by SPLICE for sendfile and auto in stock mode.
  */
 #include "httpd.h"
 
@@ -13,6 +16,7 @@
 #define BIG (1 << 20)
 
 static char buf[BIG + 8192], want[BIG];
+static struct hc_ways ways;	/* the bodies each way, in this mode */
 
 static void check_file(int port, const char *path, const char *file,
 		       const char *type, const char *mode)
@@ -26,6 +30,7 @@ static void check_file(int port, const char *path, const char *file,
 	t_assert(n >= 0 && !stat(file, &st), "read %s", file);
 	t_check_res(hc_get(port, path, buf, sizeof(buf), &r), 200,
 		    "%s: GET %s is 200", mode, path);
+	hc_count_body(&ways, mode, &r);
 	t_check(r.content_length == n, "%s: GET %s: Content-Length %ld is "
 		"the file's %zd bytes", mode, path, r.content_length, n);
 	t_check(r.body_len == (size_t)n && !memcmp(r.body, want, n),
@@ -63,6 +68,7 @@ static void check_file(int port, const char *path, const char *file,
 	t_check_res(hc_request(port, req, buf, sizeof(buf), &r), 200,
 		    "%s: GET %s If-Modified-Since a second earlier is 200",
 		    mode, path);
+	hc_count_body(&ways, mode, &r);
 }
 
 int main(void)
@@ -83,9 +89,11 @@ int main(void)
 	t_write_file(ROOT "/four.html", want, 4096);
 
 	for (int m = 0; m < 4; m++) {
-		const char *argv[] = { "--send", modes[m], "-n", NULL };
+		const char *argv[] = { "--send", modes[m], "-n", "--stats",
+				       NULL };
 		struct httpd h;
 
+		memset(&ways, 0, sizeof(ways));
 		httpd_start(&h, ROOT, argv);
 		check_file(h.port, "/hello.txt", ROOT "/hello.txt",
 			   "text/plain; charset=utf-8", modes[m]);
@@ -107,6 +115,7 @@ int main(void)
 			    modes[m]);
 		t_check_res(httpd_stop(&h, SIGTERM), 0,
 			    "%s: SIGTERM: the server exits 0", modes[m]);
+		httpd_check_ways(&h, &ways, modes[m]);
 	}
 	return t_exit();
 }

@@ -7,6 +7,10 @@
  * connection kept; the whole file with 200 for several ranges, for a
  * header it cannot read, for HEAD, and when If-Range names another version
  * (by entity tag or date); and Accept-Ranges: bytes on every file response.
+ * Each body went the way its mode says (the server's --stats counts the
+ * bodies sent each way): in auto, by READ+SEND when it fits one buffer
+ * with its head, else by SENDFILE; by SPLICE for sendfile and auto in
+ * stock mode.
  */
 #include "httpd.h"
 
@@ -14,6 +18,7 @@
 #define SIZE 300000
 
 static char buf[SIZE + 8192], data[SIZE];
+static struct hc_ways ways;	/* the bodies each way, in this mode */
 
 struct want {
 	const char *range;
@@ -35,11 +40,16 @@ static const struct want cases[] = {
 	{ "pages=1-2", 200, 0, SIZE },
 };
 
-static int get(int port, const char *method, const char *headers,
-	       struct hc_resp *r)
+/* @method of the file; a 200 or 206 body is counted in @mode's ways */
+static int get(int port, const char *mode, const char *method,
+	       const char *headers, struct hc_resp *r)
 {
-	return hc_request_with(port, method, "/f.bin", headers, buf,
-			       sizeof(buf), r);
+	int status = hc_request_with(port, method, "/f.bin", headers, buf,
+				     sizeof(buf), r);
+
+	if (status == 200 || status == 206)
+		hc_count_body(&ways, mode, r);
+	return status;
 }
 
 static void check_case(int port, const struct want *w, const char *mode)
@@ -48,9 +58,9 @@ static void check_case(int port, const struct want *w, const char *mode)
 	struct hc_resp r;
 
 	snprintf(h, sizeof(h), "Range: %s\r\n", w->range);
-	t_check_res(get(port, "GET", h, &r), w->status, "%s: %s", mode,
-		    w->range);
-	if (w->status == 416) {
+	t_check_res(get(port, mode, "GET", h, &r), w->status, "%s: %s",
+		    mode, w->range);
+	if (w->status == 416) {	/* an error page: no file body */
 		snprintf(cr, sizeof(cr), "bytes */%d", SIZE);
 		t_check(hc_header(&r, "Content-Range", v, sizeof(v)) &&
 			!strcmp(v, cr), "%s: %s: Content-Range %s", mode,
@@ -94,21 +104,21 @@ static void check_if_range(int port, const char *mode)
 	strftime(old, sizeof(old), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 
 	snprintf(h, sizeof(h), "Range: bytes=10-19\r\nIf-Range: %s\r\n", etag);
-	t_check_res(get(port, "GET", h, &r), 206, "%s: If-Range its ETag",
-		    mode);
+	t_check_res(get(port, mode, "GET", h, &r), 206,
+		    "%s: If-Range its ETag", mode);
 	snprintf(h, sizeof(h), "Range: bytes=10-19\r\nIf-Range: W/%s\r\n",
 		 etag);
-	t_check_res(get(port, "GET", h, &r), 200,
+	t_check_res(get(port, mode, "GET", h, &r), 200,
 		    "%s: If-Range its weak ETag: the whole file", mode);
 	t_check(r.body_len == SIZE, "%s: ...all of it", mode);
-	t_check_res(get(port, "GET", "Range: bytes=10-19\r\n"
+	t_check_res(get(port, mode, "GET", "Range: bytes=10-19\r\n"
 			"If-Range: \"other\"\r\n", &r), 200,
 		    "%s: If-Range another ETag: the whole file", mode);
 	snprintf(h, sizeof(h), "Range: bytes=10-19\r\nIf-Range: %s\r\n", lm);
-	t_check_res(get(port, "GET", h, &r), 206,
+	t_check_res(get(port, mode, "GET", h, &r), 206,
 		    "%s: If-Range its Last-Modified", mode);
 	snprintf(h, sizeof(h), "Range: bytes=10-19\r\nIf-Range: %s\r\n", old);
-	t_check_res(get(port, "GET", h, &r), 200,
+	t_check_res(get(port, mode, "GET", h, &r), 200,
 		    "%s: If-Range an older date: the whole file", mode);
 }
 
@@ -124,16 +134,20 @@ int main(void)
 	t_write_file(ROOT "/f.bin", data, SIZE);
 
 	for (int m = 0; m < 4; m++) {
-		const char *argv[] = { "--send", modes[m], "-n", NULL };
+		const char *argv[] = { "--send", modes[m], "-n", "--stats",
+				       NULL };
+		struct hc_resp r416, r206;
 		struct httpd h;
-		size_t n;
+		size_t n, len;
 		int s;
 
+		memset(&ways, 0, sizeof(ways));
 		httpd_start(&h, ROOT, argv);
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 			check_case(h.port, &cases[i], modes[m]);
 		check_if_range(h.port, modes[m]);
-		t_check_res(get(h.port, "HEAD", "Range: bytes=0-9\r\n", &r), 200,
+		t_check_res(get(h.port, modes[m], "HEAD",
+				"Range: bytes=0-9\r\n", &r), 200,
 			    "%s: HEAD with a Range is 200", modes[m]);
 		t_check(r.content_length == SIZE && strlen(buf) == r.head_len,
 			"%s: ...the whole length, no body", modes[m]);
@@ -147,13 +161,18 @@ int main(void)
 		hc_send(s, req, strlen(req));
 		n = hc_read_all(s, buf, sizeof(buf));
 		close(s);
-		t_check(n > 4 && !strncmp(buf, "HTTP/1.1 416", 12) &&
-			strstr(buf, "HTTP/1.1 206") &&
-			!memcmp(buf + n - 4, data, 4),
+		len = hc_parse_resp(buf, n, &r416, false);
+		t_check(len && r416.status == 416 &&
+			hc_parse_resp(buf + len, n - len, &r206, false) &&
+			r206.status == 206 && r206.body_len == 4 &&
+			!memcmp(r206.body, data, 4),
 			"%s: after a 416 the connection answers the next request",
 			modes[m]);
+		if (len && r206.status == 206)
+			hc_count_body(&ways, modes[m], &r206);
 		t_check_res(httpd_stop(&h, SIGTERM), 0,
 			    "%s: SIGTERM: the server exits 0", modes[m]);
+		httpd_check_ways(&h, &ways, modes[m]);
 	}
 	return t_exit();
 }

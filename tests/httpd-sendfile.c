@@ -5,8 +5,11 @@
  * bodies of 16 KiB, 1 MiB and 3 MiB + 1 arrive as read(2) reads them, on
  * one kept-alive connection and on new ones, and no pipe is made (--stats:
  * pipes=0), so a connection holds its socket's slot and its file's, and
- * nothing else. Without SENDFILE (stock mode, under tests/httpd-stock)
- * the server says so at start and sends the same bodies through a pipe.
+ * nothing else. The server's --stats count the ways: the 1 MiB and
+ * 3 MiB + 1 bodies went by SENDFILE, in 1 and 4 SENDFILEs each, the
+ * 16 KiB ones by READ+SEND, none by SPLICE. Without SENDFILE (stock mode,
+ * under tests/httpd-stock) the server says so at start and sends the
+ * same bodies through a pipe, by SPLICE.
  */
 #include "httpd.h"
 
@@ -23,6 +26,16 @@ static const struct {
 };
 
 static char want[3 * MIB + 1], buf[3 * MIB + 8192];
+static struct hc_ways ways;	/* the bodies each way */
+static unsigned long sendfiles;	/* SENDFILEs they take: one per MiB */
+
+/* Count the way @r's body went, and its SENDFILEs if by SENDFILE. */
+static void count(const struct hc_resp *r)
+{
+	hc_count_body(&ways, "auto", r);
+	if (hc_way("auto", r->body_len, r->head_len) == HC_SENDFILE)
+		sendfiles += (r->body_len + MIB - 1) / MIB;
+}
 
 /* GET each file twice on one kept-alive connection; check each body. */
 static void keepalive(int port)
@@ -49,6 +62,7 @@ static void keepalive(int port)
 				!memcmp(r.body, want, files[i].size),
 				"keep-alive round %d: %s is 200, its %zu bytes",
 				round + 1, files[i].path, files[i].size);
+			count(&r);
 		}
 	}
 	close(s);
@@ -70,13 +84,15 @@ int main(void)
 		t_write_file(path, want, files[i].size);
 	}
 	httpd_start(&h, ROOT, argv);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 3; i++) {
 		t_check(hc_get(h.port, files[i].path, buf, sizeof(buf),
 			       &r) == 200 &&
 			r.body_len == files[i].size &&
 			!memcmp(r.body, want, files[i].size),
 			"a new connection: %s is 200, its %zu bytes",
 			files[i].path, files[i].size);
+		count(&r);
+	}
 	keepalive(h.port);
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "exit status");
 	if (httpd_stock()) {
@@ -93,5 +109,12 @@ int main(void)
 	}
 	t_check_res((int)httpd_stat(&h, "requests="), 9,
 		    "requests served: %s", h.log);
+	httpd_check_ways(&h, &ways, httpd_stock() ? "stock mode" :
+			 "the nofd kernel");
+	t_check(httpd_stock() || ways.bodies[HC_SENDFILE] == 6,
+		"the nofd kernel: the 1 MiB and 3 MiB + 1 bodies, 6, were "
+		"expected by SENDFILE (%lu)", ways.bodies[HC_SENDFILE]);
+	t_check_res((int)httpd_stat(&h, "sendfile_parts="), (int)sendfiles,
+		    "one SENDFILE per MiB of each body sent by SENDFILE");
 	return t_exit();
 }

@@ -303,4 +303,69 @@ static inline int hc_get(int port, const char *path, char *buf,
 	return hc_request(port, req, buf, size, r);
 }
 
+/*
+ * The ways nofd-httpd sends a file's body, each counted by its --stats
+ * (NAME_bodies=, NAME_parts=; httpd/server.h): SENDFILE from the file's
+ * slot, SPLICE through the connection's pipe, READ+SEND of a buffer.
+ */
+enum hc_way { HC_SENDFILE, HC_SPLICE, HC_READ, HC_WAYS };
+
+/* File bodies sent each way */
+struct hc_ways {
+	unsigned long bodies[HC_WAYS];
+};
+
+/* Whether the servers httpd_start() starts have SENDFILE */
+static inline bool httpd_has_sendfile(void)
+{
+	return (nofd_features() & IO_URING_NOFD_SENDFILE) && !httpd_stock();
+}
+
+/*
+ * The way a server started with --send @mode sends a file body of @len
+ * bytes behind a head of @head_len: auto sends it by READ+SEND when the
+ * two fit one 64 KiB buffer (httpd/server.h's CHUNK), and a larger one as
+ * sendfile does: by SENDFILE, or by SPLICE without it (stock mode).
+ */
+static inline enum hc_way hc_way(const char *mode, size_t len,
+				 size_t head_len)
+{
+	if (!strcmp(mode, "read") ||
+	    (!strcmp(mode, "auto") && len + head_len <= 65536))
+		return HC_READ;
+	if (!strcmp(mode, "splice") || !httpd_has_sendfile())
+		return HC_SPLICE;
+	return HC_SENDFILE;
+}
+
+/* Count in @w the way the body of @r, a file's, went in --send @mode. */
+static inline void hc_count_body(struct hc_ways *w, const char *mode,
+				 const struct hc_resp *r)
+{
+	if (r->body_len)
+		w->bodies[hc_way(mode, r->body_len, r->head_len)]++;
+}
+
+/*
+ * After httpd_stop() of a server started with --stats: it sent as many
+ * file bodies each way as @want counts, and by no other way.
+ */
+static inline void httpd_check_ways(const struct httpd *h,
+				    const struct hc_ways *want,
+				    const char *what)
+{
+	static const char *const names[HC_WAYS] = {
+		"sendfile", "splice", "read",
+	};
+
+	for (int i = 0; i < HC_WAYS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_bodies=", names[i]);
+		t_check_res((int)httpd_stat(h, name), (int)want->bodies[i],
+			    "%s: %lu file bodies went by %s, as --stats "
+			    "counts them", what, want->bodies[i], names[i]);
+	}
+}
+
 #endif

@@ -9,12 +9,14 @@
  * io-wq worker ever being created, and a bad buffer fails inline as
  * statx(2) fails. ramfs files (a ->getattr() that does not honour the
  * flag) are handed to a worker in every form and still found: the retry
- * keeps the name and the slot it started from. A missing name (a lookup
- * the dcache cannot answer) also matches. Per file, each on a fresh ring:
- * inline for a tmpfs symlink itself and character device node, a ramfs
- * directory (no ->getattr()), and an ext4 file, directory and symlink
- * (the guest's scratch disk); io-wq for a block device node, even on
- * tmpfs (its attributes are looked up by bdev_statx()).
+ * keeps the name and the slot it started from. Per file and form, each
+ * on a fresh ring in a child of its own, whose io-wq workers are that
+ * one request's: a ramfs file in each of the five forms, a missing name
+ * on tmpfs (a lookup the dcache cannot answer: no negative dentry is
+ * kept) and a block device node, even on tmpfs (its attributes are looked
+ * up by bdev_statx()), go to io-wq; a tmpfs symlink itself and character
+ * device node, a ramfs directory (no ->getattr()), and an ext4 file,
+ * directory and symlink (the guest's scratch disk) complete inline.
  */
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -152,19 +154,12 @@ static void inline_on_tmpfs(struct io_uring *ring)
 	close(dirfd);
 }
 
-static void punted_elsewhere(struct io_uring *ring)
+/* tmpfs: the symlink itself, and the file it names, from a fixed dir */
+static void symlinks(struct io_uring *ring)
 {
 	struct statx want, got;
-	int dirfd, fd, ret, want_ret;
+	int dirfd, fd, ret;
 
-	fd = open_both(ring, RAMFS, "f", &dirfd);
-	each_form(ring, "ramfs", RAMFS, "f", dirfd, fd);
-	ret = t_io_wq_workers();
-	t_check(ret > 0, "ramfs: handed to io-wq, a worker ran it (%d)", ret);
-	close(fd);
-	close(dirfd);
-
-	/* tmpfs again: the symlink itself, and the file it names */
 	fd = open_both(ring, TMPFS, "f", &dirfd);
 	t_assert(sys_statx(dirfd, "l", AT_SYMLINK_NOFOLLOW, &want) == 0,
 		 "statx l");
@@ -178,54 +173,60 @@ static void punted_elsewhere(struct io_uring *ring)
 	t_check(ret == 0 && fx_same_statx(&want, &got) &&
 		S_ISREG(got.stx_mode),
 		"tmpfs: STATX through the symlink matches (res %d)", ret);
-
-	/* no negative dentry is kept on tmpfs: the lookup goes to io-wq */
-	want_ret = sys_statx(dirfd, "missing", 0, &want);
-	ret = ring_statx(ring, BY_FIXED_DIR, TMPFS, "missing", 0, dirfd, fd,
-			 &got);
-	t_check(want_ret == -ENOENT && ret == want_ret,
-		"tmpfs: a missing name fails with %d, as statx(2) fails (%d)",
-		ret, want_ret);
 	close(fd);
 	close(dirfd);
 }
 
 /*
- * STATX of @path (@flags) on a fresh ring in a child, so that the io-wq
- * workers counted are its own: what statx(2) gives, inline (no worker)
- * or through io-wq as @inline_ says.
+ * STATX of @mnt/@name (@flags) in @form, on a fresh ring in a child, so
+ * that the io-wq workers counted are this one request's: what statx(2)
+ * gives, a result or an error, inline (no worker) or through io-wq as
+ * @inline_ says. For the forms of an open file, @name is opened first.
  */
-static void per_file(const char *what, const char *path, int flags,
-		     bool inline_)
+static void per_file(const char *what, const char *mnt, const char *name,
+		     int flags, enum form form, bool inline_)
 {
 	pid_t pid = fork();
 	int status;
 
 	t_assert(pid >= 0, "fork");
 	if (!pid) {
+		bool of_file = form == OF_FD || form == OF_SLOT;
+		int ret, want_ret, workers, fds[2] = { -1, -1 };
 		struct statx want, got;
 		struct io_uring ring;
-		int ret, workers;
+		char path[256];
 
 		t_failures = 0;
+		snprintf(path, sizeof(path), "%s/%s", mnt, name);
 		t_assert(!io_uring_queue_init(4, &ring, 0), "queue_init");
-		t_assert(sys_statx(AT_FDCWD, path, flags, &want) == 0,
-			 "statx %s", path);
-		memset(&got, 0, sizeof(got));
-		ret = t_run(&ring, io_uring_prep_statx(t_sqe, AT_FDCWD, path,
-				flags, STATX_BASIC_STATS, &got));
+		t_assert(!io_uring_register_files_sparse(&ring, 2), "table");
+		fds[0] = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (of_file)
+			fds[1] = open(path, O_RDONLY | O_CLOEXEC);
+		t_assert(fds[0] >= 0 && (!of_file || fds[1] >= 0), "open %s",
+			 path);
+		t_assert(io_uring_register_files_update(&ring, DIR_SLOT, fds,
+							2) == 2, "slots");
+		want_ret = of_file ?
+			   sys_statx(fds[1], "", AT_EMPTY_PATH, &want) :
+			   sys_statx(fds[0], name, flags, &want);
+		ret = ring_statx(&ring, form, mnt, name, flags, fds[0], fds[1],
+				 &got);
 		workers = t_io_wq_workers();
-		t_check(ret == 0 && fx_same_statx(&want, &got), "%s: STATX "
-			"gives what statx(2) gives (res %d)", what, ret);
-		t_check(inline_ ? workers == 0 : workers > 0, "%s: %s (%d "
-			"io-wq workers)", what, inline_ ? "inline" : "io-wq",
+		t_check(ret == want_ret && (ret || fx_same_statx(&want, &got)),
+			"%s: STATX %s gives what statx(2) gives (res %d, "
+			"statx(2) %d)", what, form_names[form], ret, want_ret);
+		t_check(inline_ ? workers == 0 : workers > 0, "%s: STATX %s %s "
+			"(%d io-wq workers)", what, form_names[form],
+			inline_ ? "completes inline" : "goes through io-wq",
 			workers);
 		io_uring_queue_exit(&ring);
 		_exit(t_failures ? 1 : 0);
 	}
 	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
-	t_check(WIFEXITED(status) && !WEXITSTATUS(status), "%s: its checks "
-		"pass", what);
+	t_check(WIFEXITED(status) && !WEXITSTATUS(status), "%s, %s: its "
+		"checks pass", what, form_names[form]);
 }
 
 /* Which files the filesystem answers for inline, and which not. */
@@ -233,29 +234,36 @@ static void per_file_cases(void)
 {
 	struct stat vda;
 
-	per_file("tmpfs, a symlink itself", TMPFS "/l", AT_SYMLINK_NOFOLLOW,
-		 true);
+	/* ramfs: every form goes to io-wq, each on its own */
+	for (int f = 0; f < NR_FORMS; f++)
+		per_file("ramfs, a file (->getattr() without the flag)", RAMFS,
+			 "f", 0, f, false);
+	per_file("ramfs, a directory (no ->getattr())", RAMFS, "d", 0,
+		 BY_PATH, true);
+	per_file("tmpfs, a symlink itself", TMPFS, "l", AT_SYMLINK_NOFOLLOW,
+		 BY_PATH, true);
 	t_assert(!mknod(TMPFS "/null", S_IFCHR | 0600, makedev(1, 3)),
 		 "mknod c");
-	per_file("tmpfs, a character device node", TMPFS "/null", 0, true);
-	per_file("ramfs, a directory (no ->getattr())", RAMFS "/d", 0, true);
-	per_file("ramfs, a file (->getattr() without the flag)", RAMFS "/f",
-		 0, false);
+	per_file("tmpfs, a character device node", TMPFS, "null", 0, BY_PATH,
+		 true);
+	/* tmpfs keeps no negative dentry: the lookup goes to io-wq */
+	per_file("tmpfs, a missing name", TMPFS, "missing", 0, BY_FIXED_DIR,
+		 false);
 	if (stat("/dev/vda", &vda) || !S_ISBLK(vda.st_mode)) {
 		t_check(!t_nofd_kernel(), "the guest's /dev/vda");
 		return;
 	}
 	t_assert(!mknod(TMPFS "/blk", S_IFBLK | 0600, vda.st_rdev), "mknod b");
-	per_file("tmpfs, a block device node", TMPFS "/blk", 0, false);
+	per_file("tmpfs, a block device node", TMPFS, "blk", 0, BY_PATH, false);
 	t_assert(!mkdir(EXT4, 0755) || errno == EEXIST, "mkdir " EXT4);
 	t_assert(!mount("/dev/vda", EXT4, "ext4", 0, NULL), "mount /dev/vda");
 	t_make_file(EXT4 "/f", 100);
 	t_assert(!mkdir(EXT4 "/d", 0755) && !symlink("f", EXT4 "/l"),
 		 "ext4: mkdir, symlink");
-	per_file("ext4, a file", EXT4 "/f", 0, true);
-	per_file("ext4, a directory", EXT4 "/d", 0, true);
-	per_file("ext4, a symlink itself", EXT4 "/l", AT_SYMLINK_NOFOLLOW,
-		 true);
+	per_file("ext4, a file", EXT4, "f", 0, BY_PATH, true);
+	per_file("ext4, a directory", EXT4, "d", 0, BY_PATH, true);
+	per_file("ext4, a symlink itself", EXT4, "l", AT_SYMLINK_NOFOLLOW,
+		 BY_PATH, true);
 	t_assert(!unlink(EXT4 "/f") && !rmdir(EXT4 "/d") &&
 		 !unlink(EXT4 "/l"), "ext4: clean up");
 	t_check_umount(EXT4);
@@ -290,7 +298,7 @@ int main(void)
 	t_assert(!ret, "queue_init: %d", ret);
 	t_assert(!io_uring_register_files_sparse(&ring, 2), "sparse table");
 	inline_on_tmpfs(&ring);
-	punted_elsewhere(&ring);
+	symlinks(&ring);
 	io_uring_queue_exit(&ring);
 	per_file_cases();
 
