@@ -10,7 +10,7 @@
  * - the helpers of 7.3's ops that came in liburing releases after the
  *   pinned one;
  * - what no liburing will have: the nofd query (the kernel topic
- *   07-nofd-query, not for mainline), struct linux_dirent64 and a
+ *   08-nofd-query, not for mainline), struct linux_dirent64 and a
  *   submit-one-and-wait helper.
  */
 #ifndef NOFD_H

@@ -105,7 +105,7 @@ static inline int t_exit(void)
 
 /*
  * Whether this is a nofd kernel: one that answers IORING_REGISTER_QUERY's
- * IO_URING_QUERY_NOFD (kernel topic 07-nofd-query), whatever its version
+ * IO_URING_QUERY_NOFD (kernel topic 08-nofd-query), whatever its version
  * string says. A test of a nofd feature may skip elsewhere, never on such
  * a kernel; vm/ktap-run.c asks the same and fails every skip there.
  */

@@ -12,7 +12,7 @@
  * (-t, 300 s) covers all of it and then kills all of it; processes still
  * running 2 s after the test's own process exited are killed and fail the
  * test, and the next test runs (run_one()). A skip on the nofd kernel,
- * which the kernel itself tells (IO_URING_QUERY_NOFD, topic 07), fails:
+ * which the kernel itself tells (IO_URING_QUERY_NOFD, topic 08), fails:
  * every feature a test can miss is the series'. A line of the kernel log
  * that lib/splats.h names, logged while a test ran, fails that test.
  *
