@@ -576,6 +576,38 @@ static void progress(int i, const char *fmt, ...)
 		       jobs[i].workload, jobs[i].mode, jobs[i].param, what);
 }
 
+/*
+ * What the kernel says of the CPU's speculation bugs and their
+ * mitigations, home as vulnerabilities.txt: a syscall costs what the
+ * entry's mitigations cost, so a figure is read beside them.
+ */
+static void send_vulnerabilities(void)
+{
+	const char *dir = "/sys/devices/system/cpu/vulnerabilities";
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[512], value[256] = "";
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(value, sizeof(value), f))
+			value[strcspn(value, "\n")] = 0;
+		fclose(f);
+		frame_line(stdout, "vulnerabilities.txt", "%s: %s",
+			   de->d_name, value);
+	}
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = 7, syscount = 1;
@@ -643,6 +675,8 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!native && !job_spec)
+		send_vulnerabilities();
 	plan();
 	check_only();
 	if (job_spec && nr_jobs != 1)

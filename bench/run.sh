@@ -74,6 +74,16 @@ if [ $guest = 1 ]; then
 		--out "$out/vm" -- /bin/bench-run "${args[@]}" |
 		vm/progress.sh bench --every 10 || status=$?
 	cp "$out/vm/files/bench.csv" "$out/guest.csv" 2>/dev/null || true
+	# a syscall costs what its entry's mitigations cost: the guest's
+	# (a TCG CPU the kernel may think has no bugs) beside the host's
+	{
+		echo "guest CPU vulnerabilities (/sys/devices/system/cpu/vulnerabilities):"
+		sed 's/^/  /' "$out/vm/files/vulnerabilities.txt" 2>/dev/null | LC_ALL=C sort
+		echo "host CPU vulnerabilities:"
+		for f in /sys/devices/system/cpu/vulnerabilities/*; do
+			[ -r "$f" ] && echo "  $(basename "$f"): $(cat "$f")"
+		done
+	} >>"$out/setting.txt"
 	echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
 fi
 if [ "$status" -ne 0 ]; then
