@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Description: a READ of a tmpfs file whose folios are in memory completes
- * inline (kernel topic 08-shmem-nowait), with the result and bytes pread(2)
+ * inline (kernel topic 07-shmem-nowait), with the result and bytes pread(2)
  * gives in the same state: regular fd and slot, holes, the end of the file,
  * a file being truncated beside it; preadv2(RWF_NOWAIT) reads tmpfs as
  * pread(2) does. A page that is swapped out is not read without waiting:
@@ -26,14 +26,6 @@
 
 static unsigned char want[MAX_LEN + 8192], got[MAX_LEN + 8192];
 
-/* pread(2)'s result as a CQE gives it: a count or -errno. */
-static int sys_pread(int fd, void *buf, size_t len, off_t off)
-{
-	ssize_t n = pread(fd, buf, len, off);
-
-	return n < 0 ? -errno : (int)n;
-}
-
 static int ring_read(struct io_uring *ring, int fd, bool fixed, void *buf,
 		     size_t len, off_t off, int rw_flags)
 {
@@ -49,7 +41,7 @@ static int ring_read(struct io_uring *ring, int fd, bool fixed, void *buf,
 static void compare(struct io_uring *ring, int fd, size_t len, off_t off,
 		    const char *what)
 {
-	int ref = sys_pread(fd, want, len, off);
+	int ref = t_sys(pread(fd, want, len, off));
 
 	for (int fixed = 0; fixed < 2; fixed++) {
 		int res;
@@ -109,9 +101,8 @@ static void rwf_nowait(struct io_uring *ring)
 	struct iovec iov = { got, 70000 };
 
 	t_assert(fd >= 0, "open");
-	ref = sys_pread(fd, want, 70000, 3);
-	res = preadv2(fd, &iov, 1, 3, RWF_NOWAIT);
-	res = res < 0 ? -errno : res;
+	ref = t_sys(pread(fd, want, 70000, 3));
+	res = t_sys(preadv2(fd, &iov, 1, 3, RWF_NOWAIT));
 	t_check(res == ref && res > 0 && !memcmp(got, want, res),
 		"preadv2(RWF_NOWAIT) of a tmpfs file: %d bytes, pread(2)'s (%d)",
 		res, ref);
@@ -134,17 +125,17 @@ static void writes(struct io_uring *ring)
 	t_check(res == -1 && errno == EOPNOTSUPP,
 		"pwritev2(RWF_NOWAIT) on tmpfs fails with -EOPNOTSUPP (%d %s)",
 		res, res < 0 ? strerror(errno) : "-");
-	t_check(sys_pread(fd, got, 3, 0) == 3 && !memcmp(got, "abc", 3),
+	t_check(t_sys(pread(fd, got, 3, 0)) == 3 && !memcmp(got, "abc", 3),
 		"and writes nothing");
 
 	res = t_run(ring, io_uring_prep_write(t_sqe, fd, "WRITE", 5, 10));
-	t_check(res == 5 && sys_pread(fd, got, 5, 10) == 5 &&
+	t_check(res == 5 && t_sys(pread(fd, got, 5, 10)) == 5 &&
 		!memcmp(got, "WRITE", 5), "a WRITE writes: %d", res);
 	dfd = open(FILE_PATH, O_RDWR | O_DIRECT);
 	t_assert(dfd >= 0, "open O_DIRECT");
 	memset(want, 'D', 4096);
 	res = t_run(ring, io_uring_prep_write(t_sqe, dfd, want, 4096, 4096));
-	t_check(res == 4096 && sys_pread(fd, got, 4096, 4096) == 4096 &&
+	t_check(res == 4096 && t_sys(pread(fd, got, 4096, 4096)) == 4096 &&
 		!memcmp(got, want, 4096), "an O_DIRECT WRITE writes: %d", res);
 	close(dfd);
 	close(fd);
@@ -260,8 +251,7 @@ static void swapped(void)
 	}
 	t_assert(kb >= (long)len / 1024, "the file swapped out (%ld kB)", kb);
 
-	res = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-	res = res < 0 ? -errno : res;
+	res = t_sys(preadv2(fd, &iov, 1, 0, RWF_NOWAIT));
 	t_check(res == -EAGAIN, "preadv2(RWF_NOWAIT) of a swapped-out page "
 		"fails with -EAGAIN (%d)", res);
 	t_check(swapped_kb(map) == kb, "and swaps nothing in (%ld kB of %ld "
@@ -271,7 +261,7 @@ static void swapped(void)
 	res = ring_read(&ring, fd, false, got, len, 0, 0);
 	t_check(t_io_wq_workers() >= 1, "a READ of it goes to io-wq "
 		"(%d workers)", t_io_wq_workers());
-	ref = sys_pread(fd, want, len, 0);
+	ref = t_sys(pread(fd, want, len, 0));
 	t_check(res == ref && ref == (int)len && !memcmp(got, want, len),
 		"and gives pread(2)'s %d bytes: %d", ref, res);
 	io_uring_queue_exit(&ring);
