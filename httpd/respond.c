@@ -435,10 +435,12 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 		   http_content_type(name), n, extra);
 	c->rq.file_off = start;
 	c->rq.file_left = c->rq.no_body ? 0 : n;
-	/* auto: a body that fits one buffer with the head goes by READ+SEND,
-	 * a larger one by SENDFILE (httpd/README.md has the measurements) */
+	/* auto: every body by SENDFILE where the kernel has it (it costs
+	 * less than READ+SEND at 2 KiB already: httpd/README.md); without
+	 * it, one that fits a buffer with the head by READ+SEND, a larger
+	 * one by SPLICE */
 	c->rq.use_read = opt.send == SEND_READ ||
-		      (opt.send == SEND_AUTO &&
+		      (opt.send == SEND_AUTO && !kc.sendfile &&
 		       c->rq.file_left + c->out_len <= CHUNK);
 	if (!c->rq.file_left) {
 		send_out(w, c, NULL, 0);

@@ -323,15 +323,17 @@ static inline bool httpd_has_sendfile(void)
 
 /*
  * The way a server started with --send @mode sends a file body of @len
- * bytes behind a head of @head_len: auto sends it by READ+SEND when the
- * two fit one 64 KiB buffer (httpd/server.h's CHUNK), and a larger one as
- * sendfile does: by SENDFILE, or by SPLICE without it (stock mode).
+ * bytes behind a head of @head_len: auto sends every body by SENDFILE
+ * where the kernel has it; without it (stock mode), by READ+SEND when the
+ * two fit one 64 KiB buffer (httpd/server.h's CHUNK) and a larger one by
+ * SPLICE, as sendfile does there.
  */
 static inline enum hc_way hc_way(const char *mode, size_t len,
 				 size_t head_len)
 {
 	if (!strcmp(mode, "read") ||
-	    (!strcmp(mode, "auto") && len + head_len <= 65536))
+	    (!strcmp(mode, "auto") && !httpd_has_sendfile() &&
+	     len + head_len <= 65536))
 		return HC_READ;
 	if (!strcmp(mode, "splice") || !httpd_has_sendfile())
 		return HC_SPLICE;
