@@ -7,8 +7,9 @@
  * not exist is 404, in each of the modes auto, sendfile, splice (SPLICE
  * through a direct pipe, to compare) and read. Each body went the way
  * its mode says (the server's --stats counts the bodies sent each way):
- * in auto, by READ+SEND when it fits one buffer with its head, else by
- * SENDFILE; by SPLICE for sendfile and auto in stock mode.
+ * in auto, by SENDFILE; in stock mode, where there is no SENDFILE, by
+ * READ+SEND when it fits one buffer with its head, else by SPLICE, as
+ * sendfile does there.
  */
 #include "httpd.h"
 

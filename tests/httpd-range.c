@@ -8,9 +8,9 @@
  * header it cannot read, for HEAD, and when If-Range names another version
  * (by entity tag or date); and Accept-Ranges: bytes on every file response.
  * Each body went the way its mode says (the server's --stats counts the
- * bodies sent each way): in auto, by READ+SEND when it fits one buffer
- * with its head, else by SENDFILE; by SPLICE for sendfile and auto in
- * stock mode.
+ * bodies sent each way): in auto, by SENDFILE; in stock mode, where
+ * there is no SENDFILE, by READ+SEND when it fits one buffer with its
+ * head, else by SPLICE, as sendfile does there.
  */
 #include "httpd.h"
 
