@@ -3,14 +3,20 @@
  * Description: a READ of a tmpfs file whose folios are in memory completes
  * inline (kernel topic 07-shmem-nowait), with the result and bytes pread(2)
  * gives in the same state: regular fd and slot, holes, the end of the file,
- * a file being truncated beside it; preadv2(RWF_NOWAIT) reads tmpfs as
- * pread(2) does. A page that is swapped out is not read without waiting:
- * preadv2(RWF_NOWAIT) fails with -EAGAIN and leaves it out, a READ goes to
- * io-wq and gives pread(2)'s bytes. Writes do not change: pwritev2 with
- * RWF_NOWAIT fails as before, a WRITE (buffered or O_DIRECT) writes.
+ * a fallocated range, a file being truncated beside it, a procfs file
+ * opened O_NONBLOCK (its short read not retried past pread(2)'s end);
+ * preadv2(RWF_NOWAIT) reads tmpfs as pread(2) does. A page that is swapped
+ * out is not read without waiting: preadv2(RWF_NOWAIT) fails with -EAGAIN
+ * and leaves it out and the atime as it was, a READ goes to io-wq and
+ * gives pread(2)'s bytes. A fanotify permission listener is never waited
+ * for in io_uring_submit(): the READ goes to io-wq. Writes are not tried
+ * without waiting: pwritev2 with RWF_NOWAIT fails as before, a WRITE with
+ * RWF_NOWAIT as on ext4, a WRITE (buffered or O_DIRECT) writes.
  */
 #include <pthread.h>
+#include <sys/fanotify.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/uio.h>
 
@@ -34,6 +40,14 @@ static int ring_read(struct io_uring *ring, int fd, bool fixed, void *buf,
 		t_sqe->rw_flags = rw_flags;
 		if (fixed)
 			t_sqe->flags |= IOSQE_FIXED_FILE;
+	}));
+}
+
+static int ring_write(struct io_uring *ring, int fd, int rw_flags)
+{
+	return t_run(ring, ({
+		io_uring_prep_write(t_sqe, fd, "nowait", 6, 0);
+		t_sqe->rw_flags = rw_flags;
 	}));
 }
 
@@ -94,6 +108,65 @@ static void holes(struct io_uring *ring)
 	close(fd);
 }
 
+/*
+ * A fallocated range that was never written reads as zeroes; a READ of it
+ * and of the written pages around it completes inline all the same.
+ */
+static void fallocated(struct io_uring *ring)
+{
+	int fd = open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC, 0644), res, ref;
+	struct iovec iov = { got, 65536 };
+
+	t_assert(fd >= 0, "open");
+	memset(want, 'w', 16384);
+	t_assert(pwrite(fd, want, 16384, 0) == 16384, "pwrite");
+	t_assert(!fallocate(fd, 0, 16384, 16384), "fallocate");
+	t_assert(pwrite(fd, want, 16384, 49152) == 16384, "pwrite");
+	t_assert(!fallocate(fd, 0, 65536, 65536), "fallocate");
+	t_assert(io_uring_register_files_update(ring, SLOT, &fd, 1) == 1,
+		 "files update");
+	compare(ring, fd, 131072, 0, "written, fallocated, written, "
+		"fallocated");
+	compare(ring, fd, 4096, 20480, "a fallocated page");
+	ref = t_sys(pread(fd, want, 65536, 0));
+	res = t_sys(preadv2(fd, &iov, 1, 0, RWF_NOWAIT));
+	t_check(res == ref && !memcmp(got, want, 65536),
+		"preadv2(RWF_NOWAIT) across a fallocated range: %d bytes, "
+		"pread(2)'s (%d)", res, ref);
+	close(fd);
+}
+
+/*
+ * A regular file whose i_size is not its length (procfs: 0), opened
+ * O_NONBLOCK so that the READ is tried inline: it ends where pread(2)
+ * ends, one page of the seq_file, and is not retried past it.
+ */
+static void procfs(struct io_uring *ring)
+{
+	void *maps[160];
+	int fd, res, ref;
+
+	/* mappings that do not merge: a list of more than a page */
+	for (int i = 0; i < 160; i++) {
+		maps[i] = mmap(NULL, 4096, i % 2 ? PROT_READ : PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t_assert(maps[i] != MAP_FAILED, "mmap");
+	}
+	fd = open("/proc/self/maps", O_RDONLY | O_NONBLOCK);
+	t_assert(fd >= 0, "open /proc/self/maps");
+	memset(got, 0, 262144);
+	res = ring_read(ring, fd, false, got, 262144, 0, 0);
+	ref = t_sys(pread(fd, want, 262144, 0));
+	t_check(res == ref && ref > 0 && !memcmp(got, want, ref),
+		"/proc/self/maps, O_NONBLOCK: a READ gives pread(2)'s %d "
+		"bytes: %d", ref, res);
+	t_check(t_sys(pread(fd, want, 4096, ref)) > 0,
+		"of a list that goes on past them");
+	close(fd);
+	for (int i = 0; i < 160; i++)
+		munmap(maps[i], 4096);
+}
+
 /* preadv2(RWF_NOWAIT) and a READ with RWF_NOWAIT read as pread(2) does. */
 static void rwf_nowait(struct io_uring *ring)
 {
@@ -138,6 +211,83 @@ static void writes(struct io_uring *ring)
 	t_check(res == 4096 && t_sys(pread(fd, got, 4096, 4096)) == 4096 &&
 		!memcmp(got, want, 4096), "an O_DIRECT WRITE writes: %d", res);
 	close(dfd);
+	close(fd);
+}
+
+static int fan, answered, go, done;
+
+/* Answer each permission event once told to, or after 5 s at the latest. */
+static void *listener(void *arg)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct pollfd pfd = { .fd = fan, .events = POLLIN };
+	ssize_t n;
+
+	(void)arg;
+	while (!__atomic_load_n(&done, __ATOMIC_SEQ_CST)) {
+		struct fanotify_event_metadata *m = (void *)buf;
+
+		if (poll(&pfd, 1, 100) != 1)
+			continue;
+		n = read(fan, buf, sizeof(buf));
+
+		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+			struct fanotify_response r = {
+				.fd = m->fd, .response = FAN_ALLOW,
+			};
+
+			for (int i = 0; i < 500 &&
+			     !__atomic_load_n(&go, __ATOMIC_SEQ_CST); i++)
+				usleep(10000);
+			__atomic_store_n(&answered, 1, __ATOMIC_SEQ_CST);
+			if (write(fan, &r, sizeof(r)) != sizeof(r))
+				perror("fanotify answer");
+			close(m->fd);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * With a FAN_ACCESS_PERM listener on the file, a READ would wait for its
+ * answer in rw_verify_area(): it goes to io-wq, and io_uring_submit()
+ * returns before the listener has answered.
+ */
+static void permission(void)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int fd, ref, early;
+	pthread_t thread;
+
+	t_make_file(FILE_PATH, 4096);
+	fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+	t_assert(fan >= 0, "fanotify_init");
+	t_assert(!fanotify_mark(fan, FAN_MARK_ADD, FAN_ACCESS_PERM, AT_FDCWD,
+				FILE_PATH), "fanotify_mark");
+	/* opened after the mark: an open file's events are fixed at open */
+	fd = open(FILE_PATH, O_RDONLY);
+	t_assert(fd >= 0, "open");
+	t_assert(!pthread_create(&thread, NULL, listener, NULL), "listener");
+	t_assert(!io_uring_queue_init(8, &ring, 0), "ring");
+	io_uring_prep_read(io_uring_get_sqe(&ring), fd, got, 4096, 0);
+	t_assert(io_uring_submit(&ring) == 1, "submit");
+	early = !__atomic_load_n(&answered, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&go, 1, __ATOMIC_SEQ_CST);
+	t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
+	t_check(early, "a READ with a permission listener: io_uring_submit() "
+		"returned before the listener answered");
+	ref = t_sys(pread(fd, want, 4096, 0));
+	t_check(cqe->res == ref && !memcmp(got, want, ref),
+		"and it gives pread(2)'s %d bytes once allowed: %d", ref,
+		cqe->res);
+	t_check(t_io_wq_workers() >= 1, "through io-wq (%d workers)",
+		t_io_wq_workers());
+	io_uring_cqe_seen(&ring, cqe);
+	io_uring_queue_exit(&ring);
+	__atomic_store_n(&done, 1, __ATOMIC_SEQ_CST);
+	pthread_join(thread, NULL);
+	close(fan);
 	close(fd);
 }
 
@@ -224,6 +374,24 @@ static void make_swapfile(const char *path, unsigned int pages)
 	free(page);
 }
 
+/*
+ * A WRITE with RWF_NOWAIT is not tried without waiting on tmpfs, and fails
+ * as the same WRITE of an ext4 file does (ext4's buffered writes refuse
+ * IOCB_NOWAIT as tmpfs's now do).
+ */
+static void nowait_write_twin(struct io_uring *ring, int tmpfs_fd)
+{
+	int fd = open(EXT4 "/w", O_RDWR | O_CREAT | O_TRUNC, 0644), res, ref;
+
+	t_assert(fd >= 0, "open on ext4");
+	ref = ring_write(ring, fd, RWF_NOWAIT);
+	res = ring_write(ring, tmpfs_fd, RWF_NOWAIT);
+	t_check(res == ref && ref < 0, "a WRITE with RWF_NOWAIT fails on tmpfs "
+		"as on ext4: %d, ext4's %d", res, ref);
+	close(fd);
+	unlink(EXT4 "/w");
+}
+
 /* A page swapped out is read through io-wq, never without waiting. */
 static void swapped(void)
 {
@@ -231,6 +399,7 @@ static void swapped(void)
 	int fd, res, ref;
 	struct io_uring ring;
 	struct iovec iov = { got, len };
+	struct stat before, after;
 	unsigned char *map;
 	long kb = 0;
 
@@ -251,11 +420,19 @@ static void swapped(void)
 	}
 	t_assert(kb >= (long)len / 1024, "the file swapped out (%ld kB)", kb);
 
+	/* an atime due (relatime: older than a day), to see it kept */
+	t_assert(!futimens(fd, (struct timespec[2]){ { time(NULL) - 172800, 0 },
+						     { 0, UTIME_OMIT } }),
+		 "futimens");
+	t_assert(!fstat(fd, &before), "fstat");
 	res = t_sys(preadv2(fd, &iov, 1, 0, RWF_NOWAIT));
 	t_check(res == -EAGAIN, "preadv2(RWF_NOWAIT) of a swapped-out page "
 		"fails with -EAGAIN (%d)", res);
 	t_check(swapped_kb(map) == kb, "and swaps nothing in (%ld kB of %ld "
 		"still out)", swapped_kb(map), kb);
+	t_assert(!fstat(fd, &after), "fstat");
+	t_check(!t_ts_after(after.st_atim, before.st_atim),
+		"and leaves the atime as it was, for the read that follows");
 
 	t_assert(!io_uring_queue_init(8, &ring, 0), "ring");
 	res = ring_read(&ring, fd, false, got, len, 0, 0);
@@ -264,6 +441,10 @@ static void swapped(void)
 	ref = t_sys(pread(fd, want, len, 0));
 	t_check(res == ref && ref == (int)len && !memcmp(got, want, len),
 		"and gives pread(2)'s %d bytes: %d", ref, res);
+	t_assert(!fstat(fd, &after), "fstat");
+	t_check(t_ts_after(after.st_atim, before.st_atim),
+		"and updates the atime, as pread(2) would");
+	nowait_write_twin(&ring, fd);
 	io_uring_queue_exit(&ring);
 	munmap(map, len);
 	close(fd);
@@ -300,6 +481,8 @@ int main(void)
 	t_assert(!io_uring_register_files(&ring, slots, 1), "register files");
 	sizes(&ring);
 	holes(&ring);
+	fallocated(&ring);
+	procfs(&ring);
 	rwf_nowait(&ring);
 	t_check(t_io_wq_workers() == 0, "every READ so far completed inline: "
 		"no io-wq worker (%d)", t_io_wq_workers());
@@ -309,6 +492,8 @@ int main(void)
 	io_uring_queue_exit(&ring);
 	t_assert(t_wait_for(t_io_wq_workers() == 0), "the workers exit");
 
+	permission();
+	t_assert(t_wait_for(t_io_wq_workers() == 0), "the workers exit");
 	swapped();
 	t_check_umount(MNT);
 	return t_exit();
