@@ -95,8 +95,10 @@ static void announce(struct worker *w)
 			"IORING_OP_PIPE: bodies go by READ and SEND\n");
 	else if (!kc.sendfile && opt.send != SEND_READ &&
 		 opt.send != SEND_SPLICE)
-		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE: bodies go "
-			"by SPLICE through a pipe of each connection's%s\n",
+		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE: bodies "
+			"go%s by SPLICE through a pipe of each connection's%s\n",
+			opt.send == SEND_AUTO ? " by READ and SEND when they fit "
+			"a buffer with the head, larger ones" : "",
 			kc.pipe_size ? "" : ", sized through a descriptor "
 			"installed for it");
 	if (opt.recv == RECV_MULTISHOT && !w->rbr)
