@@ -24,6 +24,8 @@
  *               direct-recv-multishot (not in the tables)
  *   files       open, read 4 KiB, close; PARAM files in flight (files.c)
  *   stat        stat by name, or open + fstat + close; PARAM in flight
+ *   files-ext4  files and stat with the files on the ext4 disk /dev/vda
+ *   stat-ext4   (vm/run.sh --disk), just written, so cached; guest only
  *   walk        stat every entry of a tree (dirwalk.c); PARAM 0: the tree
  *               on tmpfs; with --job also 1: on the ext4 disk /dev/vda
  *               (vm/run.sh --disk), read once before it is measured
@@ -71,6 +73,41 @@
 static char work[] = "/tmp/bench-run.XXXXXX";
 static char tree[80], disk_mnt[64];
 static bool disk_mounted;
+
+static void remove_work(void)
+{
+	if (disk_mounted)
+		umount2(disk_mnt, MNT_DETACH);
+	workdir_remove(work);
+}
+
+/* The work directory, made once, removed at exit. */
+static void make_work(void)
+{
+	static bool made;
+
+	if (made)
+		return;
+	if (!mkdtemp(work))
+		die("mkdtemp", -errno);
+	atexit(remove_work);
+	made = true;
+}
+
+/* The guest's ext4 disk /dev/vda (vm/run.sh --disk), mounted once. */
+static const char *disk(void)
+{
+	make_work();
+	if (!disk_mounted) {
+		snprintf(disk_mnt, sizeof(disk_mnt), "%s/disk", work);
+		if (mkdir(disk_mnt, 0755))
+			die(disk_mnt, -errno);
+		if (mount("/dev/vda", disk_mnt, "ext4", 0, NULL))
+			die("mount /dev/vda (vm/run.sh --disk)", -errno);
+		disk_mounted = true;
+	}
+	return disk_mnt;
+}
 
 struct job {
 	const char *workload, *mode;
@@ -240,8 +277,8 @@ static void run_conn(const struct job *j, unsigned long div, int traced,
 static void run_prog(const struct job *j, unsigned long div, int traced,
 		     struct result *r)
 {
-	char a[3][24];
-	char *argv[8] = { 0 };
+	char a[3][24], dir[96];
+	char *argv[9] = { 0 };
 	FILE *out;
 	pid_t pid;
 	int n = 0;
@@ -263,6 +300,10 @@ static void run_prog(const struct job *j, unsigned long div, int traced,
 		argv[n++] = num(a[2], thread ? j->param : 1);
 		if (!strcmp(j->workload, "files-dt"))
 			argv[n++] = "dt";
+		if (strstr(j->workload, "-ext4")) {
+			snprintf(dir, sizeof(dir), "dir=%s/bench-files", disk());
+			argv[n++] = dir;
+		}
 	}
 	pid = spawn(argv, &out);
 	parse(out, r);
@@ -395,6 +436,13 @@ static void plan(void)
 	add_each("files", files, 4, depth, 3);
 	add("stat", "stat-sys", 1, 0);
 	add_each("stat", stat, 3, depth, 3);
+	/* the same on the guest's ext4 disk, its pages cached: not natively */
+	if (!native) {
+		add("files-ext4", "sys", 1, 0);
+		add_each("files-ext4", files, 4, depth, 3);
+		add("stat-ext4", "stat-sys", 1, 0);
+		add_each("stat-ext4", stat, 3, depth, 3);
+	}
 	add("walk", "sys", 0, 0);
 	add("walk", "uring", 0, NOFD);
 	add("walk", "direct", 0, NOFD | DIRECT);
@@ -503,13 +551,6 @@ static int settled(int i)
 	return sq / (n - 1) / n <= limit * limit;
 }
 
-static void remove_work(void)
-{
-	if (disk_mounted)
-		umount2(disk_mnt, MNT_DETACH);
-	workdir_remove(work);
-}
-
 /*
  * The walk workload's tree, made afresh: on tmpfs, or for walk,MODE,1 on
  * a fresh ext4 disk, written out and read once (by dirwalk sys), so that
@@ -524,19 +565,8 @@ static void make_tree(int on_disk)
 	FILE *out;
 	pid_t pid;
 
-	if (!mkdtemp(work))
-		die("mkdtemp", -errno);
-	atexit(remove_work);
-	snprintf(tree, sizeof(tree), "%s/tree", work);
-	if (on_disk) {
-		snprintf(disk_mnt, sizeof(disk_mnt), "%s/disk", work);
-		if (mkdir(disk_mnt, 0755))
-			die(disk_mnt, -errno);
-		if (mount("/dev/vda", disk_mnt, "ext4", 0, NULL))
-			die("mount /dev/vda (vm/run.sh --disk)", -errno);
-		disk_mounted = true;
-		snprintf(tree, sizeof(tree), "%s/tree", disk_mnt);
-	}
+	make_work();
+	snprintf(tree, sizeof(tree), "%s/tree", on_disk ? disk() : work);
 	argv[2] = warm[2] = tree;
 	pid = spawn(argv, &out);
 	fclose(out);

@@ -6,7 +6,7 @@
  * DEPTH files in flight at a time, in THREADS threads of one process with a
  * ring each.
  *
- *   files MODE COUNT DEPTH THREADS [dt]
+ *   files MODE COUNT DEPTH THREADS [dt] [dir=DIR]
  *
  * MODE sys           openat(2), read(2), close(2) (DEPTH does not apply)
  *      uring         io_uring, regular fds: DEPTH OPENATs, then DEPTH
@@ -23,7 +23,9 @@
  *                    (nofd)
  *      stat-open     DEPTH OPENAT direct -> STATX of the direct descriptor
  *                    -> CLOSE direct chains (nofd: fstat of a slot)
- * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN.
+ * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+ * dir=DIR makes the files in DIR (default /tmp/bench-files, on tmpfs),
+ * where they are written, so their pages are cached when measured.
  *
  * Prints "ops=N cpu=S seconds=S fdops=N nofile_limit=N wq_cpu=S": cpu is
  * the CPU time of all threads over the measured loop, wq_cpu the part of it
@@ -36,7 +38,6 @@
 
 #include "bench.h"
 
-#define DIR_PATH	"/tmp/bench-files"
 #define NR_FILES	256
 #define FILE_SIZE	4096
 #define MAX_DEPTH	64
@@ -63,6 +64,7 @@ struct worker {
 static enum mode mode;
 static unsigned long count;
 static int depth, dir_fd, dt;
+static const char *dir_path = "/tmp/bench-files";
 static char names[NR_FILES][8];
 static pthread_barrier_t ready, start, done, leave;
 
@@ -71,13 +73,13 @@ static void make_files(void)
 	char buf[FILE_SIZE];
 
 	memset(buf, 'x', sizeof(buf));
-	mkdir(DIR_PATH, 0755);
+	mkdir(dir_path, 0755);
 	for (int i = 0; i < NR_FILES; i++) {
-		char path[64];
+		char path[128];
 		int fd;
 
 		snprintf(names[i], sizeof(names[i]), "f%03d", i);
-		snprintf(path, sizeof(path), DIR_PATH "/%.7s", names[i]);
+		snprintf(path, sizeof(path), "%s/%.7s", dir_path, names[i]);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || write(fd, buf, FILE_SIZE) != FILE_SIZE)
 			die(path, -errno);
@@ -312,19 +314,25 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], mode_names[m]))
 			mode = m;
 	if (mode == NR_MODES) {
-		fprintf(stderr, "usage: files MODE COUNT DEPTH THREADS [dt]\n");
+		fprintf(stderr, "usage: files MODE COUNT DEPTH THREADS [dt] "
+			"[dir=DIR]\n");
 		return 2;
 	}
 	count = strtoul(argv[2], NULL, 10);
 	depth = atoi(argv[3]);
 	threads = atoi(argv[4]);
-	dt = argc > 5 && !strcmp(argv[5], "dt");
+	for (int i = 5; i < argc; i++) {
+		if (!strcmp(argv[i], "dt"))
+			dt = 1;
+		else if (!strncmp(argv[i], "dir=", 4))
+			dir_path = argv[i] + 4;
+	}
 	if (depth < 1 || depth > MAX_DEPTH || threads < 1)
 		die("depth or threads", -EINVAL);
 	make_files();
-	dir_fd = open(DIR_PATH, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_fd = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
-		die(DIR_PATH, -errno);
+		die(dir_path, -errno);
 	w = calloc(threads, sizeof(*w));
 	if (!w)
 		die("calloc", -ENOMEM);

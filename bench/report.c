@@ -59,6 +59,11 @@ static const struct workload {
 	  "files in flight", "file", "uring" },
 	{ "stat", "Stat: STATX by name, or open + fstat + close",
 	  "requests in flight", "file", "stat-uring" },
+	{ "files-ext4", "Files on ext4 (the guest's disk, cached): open, "
+	  "read 4 KiB, close", "files in flight", "file", "uring" },
+	{ "stat-ext4", "Stat on ext4 (the guest's disk, cached): STATX by "
+	  "name, or open + fstat + close", "requests in flight", "file",
+	  "stat-uring" },
 	{ "walk", "Directory walk: stat every entry of 2,000 directories",
 	  "-", "entry", "uring" },
 	{ "thfiles", "Threads: files with T threads, one ring each, 8 in flight",
@@ -242,7 +247,7 @@ static double ceiling(struct data *d, const char *w, int p)
 		return (in + 2 * p * so) / p;
 	if (!strncmp(w, "files", 5) || !strcmp(w, "thfiles"))
 		return in + fg;
-	if (!strcmp(w, "stat"))
+	if (!strncmp(w, "stat", 4))
 		return fg;
 	return fg + (in + fg) / 11;
 }

@@ -75,12 +75,13 @@ else
 	name=${job//,/-}
 	initrd=$top/build/initramfs.cpio.gz
 	case ${job%%,*} in
-	files|stat|thfiles|files-dt) program=files ;;
+	files|stat|thfiles|files-dt|files-ext4|stat-ext4) program=files ;;
 	walk) program=dirwalk ;;
 	*) program= ;;	# conn-server and conn-client, both static
 	esac
 	case $job in
 	walk,*,1) disk=(--disk 256) ;;	# the tree on ext4
+	*-ext4,*) disk=(--disk 256) ;;	# the files on ext4
 	esac
 fi
 out=${out:-$top/build/profile/$name}
