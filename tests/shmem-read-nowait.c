@@ -8,13 +8,12 @@
  * preadv2(RWF_NOWAIT) reads tmpfs as pread(2) does. A page that is swapped
  * out is not read without waiting: preadv2(RWF_NOWAIT) fails with -EAGAIN
  * and leaves it out and the atime as it was, a READ goes to io-wq and
- * gives pread(2)'s bytes. A fanotify permission listener is never waited
- * for in io_uring_submit(): the READ goes to io-wq. Writes are not tried
- * without waiting: pwritev2 with RWF_NOWAIT fails as before, a WRITE with
- * RWF_NOWAIT as on ext4, a WRITE (buffered or O_DIRECT) writes.
+ * gives pread(2)'s bytes. Writes are not tried without waiting: pwritev2
+ * with RWF_NOWAIT fails as before, a WRITE with RWF_NOWAIT as on ext4, a
+ * WRITE (buffered or O_DIRECT) writes. (A fanotify permission listener:
+ * tests/read-perm-event.)
  */
 #include <pthread.h>
-#include <sys/fanotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -211,83 +210,6 @@ static void writes(struct io_uring *ring)
 	t_check(res == 4096 && t_sys(pread(fd, got, 4096, 4096)) == 4096 &&
 		!memcmp(got, want, 4096), "an O_DIRECT WRITE writes: %d", res);
 	close(dfd);
-	close(fd);
-}
-
-static int fan, answered, go, done;
-
-/* Answer each permission event once told to, or after 5 s at the latest. */
-static void *listener(void *arg)
-{
-	char buf[4096] __attribute__((aligned(8)));
-	struct pollfd pfd = { .fd = fan, .events = POLLIN };
-	ssize_t n;
-
-	(void)arg;
-	while (!__atomic_load_n(&done, __ATOMIC_SEQ_CST)) {
-		struct fanotify_event_metadata *m = (void *)buf;
-
-		if (poll(&pfd, 1, 100) != 1)
-			continue;
-		n = read(fan, buf, sizeof(buf));
-
-		for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
-			struct fanotify_response r = {
-				.fd = m->fd, .response = FAN_ALLOW,
-			};
-
-			for (int i = 0; i < 500 &&
-			     !__atomic_load_n(&go, __ATOMIC_SEQ_CST); i++)
-				usleep(10000);
-			__atomic_store_n(&answered, 1, __ATOMIC_SEQ_CST);
-			if (write(fan, &r, sizeof(r)) != sizeof(r))
-				perror("fanotify answer");
-			close(m->fd);
-		}
-	}
-	return NULL;
-}
-
-/*
- * With a FAN_ACCESS_PERM listener on the file, a READ would wait for its
- * answer in rw_verify_area(): it goes to io-wq, and io_uring_submit()
- * returns before the listener has answered.
- */
-static void permission(void)
-{
-	struct io_uring ring;
-	struct io_uring_cqe *cqe;
-	int fd, ref, early;
-	pthread_t thread;
-
-	t_make_file(FILE_PATH, 4096);
-	fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
-	t_assert(fan >= 0, "fanotify_init");
-	t_assert(!fanotify_mark(fan, FAN_MARK_ADD, FAN_ACCESS_PERM, AT_FDCWD,
-				FILE_PATH), "fanotify_mark");
-	/* opened after the mark: an open file's events are fixed at open */
-	fd = open(FILE_PATH, O_RDONLY);
-	t_assert(fd >= 0, "open");
-	t_assert(!pthread_create(&thread, NULL, listener, NULL), "listener");
-	t_assert(!io_uring_queue_init(8, &ring, 0), "ring");
-	io_uring_prep_read(io_uring_get_sqe(&ring), fd, got, 4096, 0);
-	t_assert(io_uring_submit(&ring) == 1, "submit");
-	early = !__atomic_load_n(&answered, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&go, 1, __ATOMIC_SEQ_CST);
-	t_assert(!io_uring_wait_cqe(&ring, &cqe), "wait");
-	t_check(early, "a READ with a permission listener: io_uring_submit() "
-		"returned before the listener answered");
-	ref = t_sys(pread(fd, want, 4096, 0));
-	t_check(cqe->res == ref && !memcmp(got, want, ref),
-		"and it gives pread(2)'s %d bytes once allowed: %d", ref,
-		cqe->res);
-	t_check(t_io_wq_workers() >= 1, "through io-wq (%d workers)",
-		t_io_wq_workers());
-	io_uring_cqe_seen(&ring, cqe);
-	io_uring_queue_exit(&ring);
-	__atomic_store_n(&done, 1, __ATOMIC_SEQ_CST);
-	pthread_join(thread, NULL);
-	close(fan);
 	close(fd);
 }
 
@@ -492,8 +414,6 @@ int main(void)
 	io_uring_queue_exit(&ring);
 	t_assert(t_wait_for(t_io_wq_workers() == 0), "the workers exit");
 
-	permission();
-	t_assert(t_wait_for(t_io_wq_workers() == 0), "the workers exit");
 	swapped();
 	t_check_umount(MNT);
 	return t_exit();
