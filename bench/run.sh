@@ -15,7 +15,10 @@
 #                [--only WORKLOAD,...]
 #   bench/run.sh --native-only [--quick] [--only WORKLOAD,...]
 #
-# IMAGE: the kernel to boot (the Makefile passes the fast one); --quick: a
+# IMAGE: the kernel to boot (the Makefile passes the fast one);
+# --mitigations "ARGS": kernel parameters that force the host's CPU
+# mitigations on the guest (e.g. "pti=on spectre_v2=retpoline", with an
+# image that has them built in: the fast config has not); --quick: a
 # fifth of the operations, one round (make bench QUICK=1); --wallclock: the
 # guest without -icount (guest time is host time); --only: those
 # workloads (bench-run's names). --native-only: no guest, only the native
@@ -27,9 +30,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/kernel/lib.sh"
 out=$top/build/bench
-usage="usage: bench/run.sh (--kernel IMAGE [--wallclock] [--no-native] | --native-only) [--quick] [--only WORKLOAD,...]"
+usage="usage: bench/run.sh (--kernel IMAGE [--wallclock] [--no-native] [--mitigations ARGS] | --native-only) [--quick] [--only WORKLOAD,...]"
 cmdline=$*
-kernel= args=() icount=(--icount 0,sleep=off) native=1 guest=1 quick=0
+kernel= args=() icount=(--icount 0,sleep=off) native=1 guest=1 quick=0 kargs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--only) args+=(--only "$2"); shift ;;
 	--wallclock) icount=() ;;
 	--no-native) native=0 ;;
+	--mitigations) kargs=$2; shift ;;
 	--native-only) guest=0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
@@ -71,7 +75,8 @@ status=0
 # the rows bench-run sends home (its file bench.csv) become guest.csv
 if [ $guest = 1 ]; then
 	vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
-		--out "$out/vm" --disk 64 -- /bin/bench-run "${args[@]}" |
+		--out "$out/vm" --disk 64 ${kargs:+--kernel-args "$kargs"} \
+		-- /bin/bench-run "${args[@]}" |
 		vm/progress.sh bench --every 10 || status=$?
 	cp "$out/vm/files/bench.csv" "$out/guest.csv" 2>/dev/null || true
 	# a syscall costs what its entry's mitigations cost: the guest's

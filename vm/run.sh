@@ -18,6 +18,8 @@
 #                       /dev/vdb, 16 MiB of ext4 without dir_index, whose
 #                       directories ext4 lists linearly (OUT/disk2.img)
 #     --cpu MODEL       QEMU -cpu (default max)
+#     --kernel-args "A B"  more kernel parameters (bench/run.sh
+#                       --mitigations: pti=on spectre_v2=retpoline)
 #     --kvm             use KVM instead of TCG (hangs on our CI machines)
 #     --icount SHIFT[,sleep=off]
 #                       TCG with a virtual clock driven by instructions: one
@@ -45,7 +47,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=
 initrd=$top/build/initramfs.cpio.gz
 timeout=600 out=$top/build/vm files= smp=2 mem=1024 cpu=max
-accel=tcg quiet=0 dry=0 icount= plugin= disk=
+accel=tcg quiet=0 dry=0 icount= plugin= disk= kargs=
 
 # $NOFD_VM_ARGS (make VM_ARGS=...) come first, as if given here.
 read -ra env_args <<<"${NOFD_VM_ARGS:-}"
@@ -61,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
 	--cpu) cpu=$2; shift 2 ;;
+	--kernel-args) kargs=$2; shift 2 ;;
 	--kvm) accel=kvm; shift ;;
 	--icount) icount=$2; shift 2 ;;
 	--plugin) plugin=$2; shift 2 ;;
@@ -87,7 +90,7 @@ done
 # kernel's no5lvl would reach our init as an argument.)
 config=$(dirname "$kernel")/config-$(basename "$kernel" | sed 's/^bzImage-//')
 grep -qx 'CONFIG_KASAN=y' "$config" 2>/dev/null && cpu=$cpu,la57=off
-cmdline="console=ttyS0 panic=-1 rdinit=/init loglevel=7 -- $*"
+cmdline="console=ttyS0 panic=-1 rdinit=/init loglevel=7${kargs:+ $kargs} -- $*"
 qemu=(qemu-system-x86_64 -machine q35,accel="$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-display none -no-reboot -nodefaults
