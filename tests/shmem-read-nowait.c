@@ -378,18 +378,14 @@ static void swapped(void)
 int main(void)
 {
 	struct io_uring ring;
-	int fd, res, slots[1] = { -1 };
-	struct iovec iov = { got, 1 };
+	int slots[1] = { -1 };
 
 	t_assert(!mkdir(TMP, 0755) || errno == EEXIST, "mkdir");
 	t_assert(!mkdir(MNT, 0755) || errno == EEXIST, "mkdir");
 	t_assert(!mkdir(EXT4, 0755) || errno == EEXIST, "mkdir");
 	t_assert(!mount("tmpfs", MNT, "tmpfs", 0, "size=16m"), "mount tmpfs");
 
-	fd = open(t_make_file(FILE_PATH, 1), O_RDONLY);
-	res = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
-	close(fd);
-	if (res < 0 && errno == EOPNOTSUPP) {
+	if (!t_tmpfs_reads_nowait(MNT)) {
 		umount(MNT);
 		return t_no_feature("tmpfs reads that honour RWF_NOWAIT");
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fdcount.h"
@@ -311,6 +312,26 @@ static inline const char *t_make_file(const char *path, size_t len)
 	}
 	close(fd);
 	return path;
+}
+
+/*
+ * Whether the tmpfs mounted at @dir reads without blocking: preadv2()
+ * with RWF_NOWAIT of a file there works (kernel topic 07-shmem-nowait)
+ * instead of failing with -EOPNOTSUPP, as 7.3's tmpfs does.
+ */
+static inline bool t_tmpfs_reads_nowait(const char *dir)
+{
+	char path[256], c;
+	struct iovec iov = { &c, 1 };
+	int fd, res;
+
+	snprintf(path, sizeof(path), "%s/nowait-probe", dir);
+	fd = open(t_make_file(path, 1), O_RDONLY);
+	t_assert(fd >= 0, "open %s", path);
+	res = preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+	close(fd);
+	unlink(path);
+	return res >= 0 || errno != EOPNOTSUPP;
 }
 
 /* Whether the time @a is later than @b (atimes, mtimes) */
