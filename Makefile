@@ -9,6 +9,8 @@
 # missing. Kernel images are cached outside the clone (kernel/build.sh).
 
 SHELL := /bin/bash
+# a plain make builds nothing and installs nothing: it says what there is
+.DEFAULT_GOAL := help
 B := build
 BIN := $(B)/bin
 
@@ -98,7 +100,7 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/%: vm/%.c lib/frame.h lib/splats.h | deps
+$(B)/host/%: vm/%.c lib/frame.h lib/splats.h lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -106,15 +108,17 @@ $(BIN)/%: bench/%.c bench/bench.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/bench-report: bench/report.c lib/stats.h lib/svg.h | deps
+$(B)/host/bench-report: bench/report.c lib/stats.h lib/svg.h lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
-$(B)/host/versus-report: bench/httpd/report.c lib/stats.h lib/svg.h | deps
+$(B)/host/versus-report: bench/httpd/report.c lib/stats.h lib/svg.h \
+		lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
-$(B)/host/profile-report: profile/report.c lib/die.h lib/stats.h | deps
+$(B)/host/profile-report: profile/report.c lib/die.h lib/stats.h lib/usage.h \
+		| deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
@@ -245,6 +249,9 @@ compile-check: | deps
 	@$(foreach f,$(SRCS),$(CC) $(CFLAGS) -Ibench -Ihttpd -c -o /dev/null $(f) &&) true
 
 help:
+	@echo "usage: make TARGET [VARIABLE=VALUE]..."
+	@echo "make all           every program into build/ (make deps first: apt-get,"
+	@echo "                   as root, the first time)"
 	@echo "make test          build and boot the debug kernel, run every test"
 	@echo "make demo          the fast kernel: the greeting chain, then nofd-httpd"
 	@echo "                   against nginx in the guest, then natively (QUICK=1)"
@@ -258,7 +265,7 @@ help:
 	@echo "make profile       where one job's instructions go (WORKLOAD= MODE="
 	@echo "                   PARAM=, or HTTPD=SERVER,LOAD)"
 	@echo "make deps          what the others fetch and install first"
-	@echo "make kernel-fast, make kernel-debug, make initramfs, make all"
+	@echo "make kernel-fast, make kernel-debug, make initramfs"
 	@echo "                   the pieces; make liburing (the liburing series);"
 	@echo "                   make compile-check; make clean"
 	@echo "README.md says how long each takes here."
