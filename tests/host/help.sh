@@ -11,8 +11,9 @@
 #     in the tree nor in $NOFD_CACHE (pointed at a directory that must
 #     still not exist after).
 # And an unknown option is a usage error: exit 2, stderr, empty stdout.
-# The test programs in build/bin/tests are not among them: ktap-run runs
-# them without arguments, and each has none.
+# The test programs in build/bin/tests answer -h and --help the same way
+# (tests/test.h), but take no arguments at all and ignore any: ktap-run
+# runs them without.
 #
 #   tests/host/help.sh [KERNEL]   (a host check of make test; KERNEL unused)
 set -uo pipefail
@@ -66,7 +67,9 @@ run() {
 	return $rc
 }
 
-for t in "${tools[@]}"; do
+# help TOOL: -h and --help
+help() {
+	local t=$1 opt rc
 	for opt in -h --help; do
 		run "$t $opt" "./$t" "$opt"
 		rc=$?
@@ -80,6 +83,10 @@ for t in "${tools[@]}"; do
 		[ ! -s "$tmp/err" ] ||
 			fail "$t $opt: wrote to stderr: $(head -n 2 "$tmp/err" | tr '\n' ' ')"
 	done
+}
+
+for t in "${tools[@]}"; do
+	help "$t"
 	run "$t --no-such-option" "./$t" --no-such-option
 	rc=$?
 	[ $rc = 2 ] || fail "$t --no-such-option: exit $rc, not 2"
@@ -87,6 +94,14 @@ for t in "${tools[@]}"; do
 	[ ! -s "$tmp/out" ] ||
 		fail "$t --no-such-option: wrote to stdout: $(head -n 1 "$tmp/out")"
 done
+
+nr_tests=0
+for t in build/bin/tests/*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	help "$t"
+	nr_tests=$((nr_tests + 1))
+done
+[ $nr_tests -gt 0 ] || fail "no test programs in build/bin/tests (make all)"
 
 # a plain make: says what there is, builds nothing
 run make make -s --no-print-directory
@@ -103,4 +118,4 @@ if [ $bad != 0 ]; then
 	echo "$what: $bad failures"
 	exit 1
 fi
-echo "$what ($nr_scripts scripts, $(( ${#tools[@]} - nr_scripts )) programs, $runs runs)"
+echo "$what ($nr_scripts scripts, $(( ${#tools[@]} - nr_scripts )) programs, $nr_tests tests, $runs runs)"
