@@ -9,6 +9,8 @@
 # missing. Kernel images are cached outside the clone (kernel/build.sh).
 
 SHELL := /bin/bash
+# a plain make builds nothing and installs nothing: it says what there is
+.DEFAULT_GOAL := help
 B := build
 BIN := $(B)/bin
 
@@ -53,7 +55,7 @@ LIBURING_SERIES := $(B)/liburing/built
 
 .PHONY: all deps httpd kernel-fast kernel-debug initramfs test demo versus-native \
 	bench bench-native bench-spread fuzz profile compile-check liburing clean \
-	help
+	help install uninstall
 
 all: $(HOST) $(GUEST) $(BENCH) $(TESTS) $(HARNESS)
 
@@ -67,6 +69,33 @@ deps:
 httpd:
 	@$(MAKE) --no-print-directory DEPS_ARGS=--httpd $(BIN)/nofd-httpd
 	@echo "nofd-httpd: $(BIN)/nofd-httpd (--help; httpd/README.md)"
+
+# nofd-httpd as a service, where Debian puts what the administrator
+# installs (PREFIX=/usr for a package's places): the binary, its man page
+# and a systemd unit, whose ExecStart= names the installed binary.
+# systemd reads units from /usr/local/lib/systemd/system and
+# /usr/lib/systemd/system alike; UNITDIR= puts it elsewhere. DESTDIR:
+# a staging root (tests/host/install.sh installs into one).
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# (what make httpd needs, not the whole of make deps)
+install: DEPS_ARGS = --httpd
+install: $(BIN)/nofd-httpd httpd/nofd-httpd.8 httpd/nofd-httpd.service.in
+	install -D -m 0755 $(BIN)/nofd-httpd $(DESTDIR)$(SBINDIR)/nofd-httpd
+	install -D -m 0644 httpd/nofd-httpd.8 $(DESTDIR)$(MANDIR)/man8/nofd-httpd.8
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' httpd/nofd-httpd.service.in \
+		>$(DESTDIR)$(UNITDIR)/nofd-httpd.service
+	@chmod 0644 $(DESTDIR)$(UNITDIR)/nofd-httpd.service
+	@echo "nofd-httpd: installed; systemctl daemon-reload, then"
+	@echo "  systemctl enable --now nofd-httpd (port 80, /var/www/html: man nofd-httpd)"
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/nofd-httpd $(DESTDIR)$(MANDIR)/man8/nofd-httpd.8 \
+		$(DESTDIR)$(UNITDIR)/nofd-httpd.service
 
 kernel-fast kernel-debug: kernel-%: | deps
 	kernel/build.sh $*
@@ -98,7 +127,7 @@ $(BIN)/%: vm/%.c $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/%: vm/%.c lib/frame.h lib/splats.h | deps
+$(B)/host/%: vm/%.c lib/frame.h lib/splats.h lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -106,15 +135,17 @@ $(BIN)/%: bench/%.c bench/bench.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/bench-report: bench/report.c lib/stats.h lib/svg.h | deps
+$(B)/host/bench-report: bench/report.c lib/stats.h lib/svg.h lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
-$(B)/host/versus-report: bench/httpd/report.c lib/stats.h lib/svg.h | deps
+$(B)/host/versus-report: bench/httpd/report.c lib/stats.h lib/svg.h \
+		lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
-$(B)/host/profile-report: profile/report.c lib/die.h lib/stats.h | deps
+$(B)/host/profile-report: profile/report.c lib/die.h lib/stats.h lib/usage.h \
+		| deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
@@ -245,6 +276,9 @@ compile-check: | deps
 	@$(foreach f,$(SRCS),$(CC) $(CFLAGS) -Ibench -Ihttpd -c -o /dev/null $(f) &&) true
 
 help:
+	@echo "usage: make TARGET [VARIABLE=VALUE]..."
+	@echo "make all           every program into build/ (its make deps apt-gets,"
+	@echo "                   as root, the first time)"
 	@echo "make test          build and boot the debug kernel, run every test"
 	@echo "make demo          the fast kernel: the greeting chain, then nofd-httpd"
 	@echo "                   against nginx in the guest, then natively (QUICK=1)"
@@ -253,12 +287,14 @@ help:
 	@echo "make versus-native nofd-httpd against nginx on this machine's kernel"
 	@echo "make httpd         nofd-httpd alone, to run on this machine (no QEMU,"
 	@echo "                   no kernel source)"
+	@echo "make install       nofd-httpd, its man page and systemd unit (PREFIX="
+	@echo "                   /usr/local, DESTDIR=); make uninstall"
 	@echo "make fuzz          the SQE fuzzer on the debug kernel (SECONDS=, ROUNDS=,"
 	@echo "                   SEED=, STOCK=1, NODRAIN=1)"
 	@echo "make profile       where one job's instructions go (WORKLOAD= MODE="
 	@echo "                   PARAM=, or HTTPD=SERVER,LOAD)"
 	@echo "make deps          what the others fetch and install first"
-	@echo "make kernel-fast, make kernel-debug, make initramfs, make all"
+	@echo "make kernel-fast, make kernel-debug, make initramfs"
 	@echo "                   the pieces; make liburing (the liburing series);"
 	@echo "                   make compile-check; make clean"
 	@echo "README.md says how long each takes here."

@@ -638,12 +638,19 @@ static void send_vulnerabilities(void)
 	closedir(d);
 }
 
+static const char usage[] =
+	"usage: bench-run [--quick|--smoke|--full] [--rounds N] [--native] "
+	"[--no-syscount] [--only WORKLOAD,...]\n"
+	"       bench-run --job WORKLOAD,MODE,PARAM --ops N\n"
+	"make bench runs it in the guest (bench/run.sh).\n";
+
 int main(int argc, char **argv)
 {
 	int rounds = 7, syscount = 1;
 	unsigned long div = 1, traced_div = 5, ops = 0;
 	struct result r;
 
+	usage_help(argc, argv, usage);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			rounds = 1;
@@ -675,12 +682,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
 			ops = strtoul(argv[++i], NULL, 10);
 		} else {
-			fprintf(stderr, "usage: bench-run [--quick|--smoke|--full] "
-				"[--rounds N] [--native] [--no-syscount] "
-				"[--only WORKLOAD,...]\n"
-				"       bench-run --job WORKLOAD,MODE,PARAM "
-				"--ops N\n");
-			return 2;
+			usage_error(usage);
 		}
 	}
 	if (job_spec) {

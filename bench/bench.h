@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 
 #include "die.h"
+#include "usage.h"
 #include "nofd.h"
 
 /* The protocol: the server greets, the client answers a line, both close. */

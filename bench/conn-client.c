@@ -66,6 +66,9 @@ static int step(struct conn *c)
 	return 0;
 }
 
+static const char usage[] =
+	"usage: conn-client PORT CONNS CONCURRENCY EXCHANGES\n";
+
 int main(int argc, char **argv)
 {
 	struct epoll_event evs[64];
@@ -74,11 +77,9 @@ int main(int argc, char **argv)
 	int conc, active = 0;
 	double t0;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: conn-client PORT CONNS CONCURRENCY "
-			"EXCHANGES\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc != 5)
+		usage_error(usage);
 	addr.sin_port = htons(atoi(argv[1]));
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	total = strtoul(argv[2], NULL, 10);

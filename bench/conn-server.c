@@ -470,6 +470,11 @@ static double own_cpu(struct worker *w, int n)
 	return sum;
 }
 
+static const char usage[] =
+	"usage: conn-server MODE THREADS PORT EXCHANGES [dt]\n"
+	"MODE: epoll, uring, uring-detour, direct-chain, direct-multishot,\n"
+	"      uring-multishot, direct-recv-multishot\n";
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -481,16 +486,12 @@ int main(int argc, char **argv)
 	enum mode mode = NR_MODES;
 	sigset_t set;
 
+	usage_help(argc, argv, usage);
 	for (int m = 0; argc > 1 && m < NR_MODES; m++)
 		if (!strcmp(argv[1], mode_names[m]))
 			mode = m;
-	if (argc < 5 || mode == NR_MODES) {
-		fprintf(stderr, "usage: conn-server MODE THREADS PORT "
-			"EXCHANGES [dt]\nMODE: epoll, uring, uring-detour, "
-			"direct-chain, direct-multishot, uring-multishot, "
-			"direct-recv-multishot\n");
-		return 2;
-	}
+	if (argc < 5 || mode == NR_MODES)
+		usage_error(usage);
 	exchanges = atoi(argv[4]);
 	if (exchanges < 1)
 		die("exchanges", -EINVAL);

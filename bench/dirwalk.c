@@ -216,21 +216,23 @@ static void walk_ring(int dir)
 	free(buf);
 }
 
+static const char usage[] =
+	"usage: dirwalk sys|uring|direct ROOT\n"
+	"       dirwalk make ROOT DIRS FILES\n";
+
 int main(int argc, char **argv)
 {
 	int root, limit = -1, ret;
 	double cpu0, cpu, t0;
 
+	usage_help(argc, argv, usage);
 	if (argc == 5 && !strcmp(argv[1], "make")) {
 		make_tree(argv[2], atoi(argv[3]), atoi(argv[4]));
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[1], "sys") && strcmp(argv[1], "uring") &&
-			  strcmp(argv[1], "direct"))) {
-		fprintf(stderr, "usage: dirwalk sys|uring|direct ROOT\n"
-			"       dirwalk make ROOT DIRS FILES\n");
-		return 2;
-	}
+			  strcmp(argv[1], "direct")))
+		usage_error(usage);
 	mode = !strcmp(argv[1], "sys") ? SYS : !strcmp(argv[1], "uring") ?
 	       URING : DIRECT;
 	ret = io_uring_queue_init(2 * BATCH, &ring, 0);

@@ -93,6 +93,8 @@ static double update(struct io_uring *ring, unsigned long n, int fd)
 	return per(n, t0);
 }
 
+static const char usage[] = "usage: fdcost COUNT DEPTH\n";
+
 int main(int argc, char **argv)
 {
 	struct io_uring ring;
@@ -100,10 +102,9 @@ int main(int argc, char **argv)
 	double sys2;
 	int depth, fd, sv[2];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: fdcost COUNT DEPTH\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc != 3)
+		usage_error(usage);
 	n = strtoul(argv[1], NULL, 10);
 	depth = atoi(argv[2]);
 	fd = open("/tmp/fdcost.dat", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,

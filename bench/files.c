@@ -302,6 +302,9 @@ static double own_cpu(struct worker *w, int n)
 	return sum;
 }
 
+static const char usage[] =
+	"usage: files MODE COUNT DEPTH THREADS [dt] [dir=DIR]\n";
+
 int main(int argc, char **argv)
 {
 	unsigned long fdops = 0;
@@ -309,15 +312,13 @@ int main(int argc, char **argv)
 	int threads, limit = -1;
 	double cpu0, cpu, own0, own, t0, secs;
 
+	usage_help(argc, argv, usage);
 	mode = NR_MODES;
 	for (int m = 0; argc > 4 && m < NR_MODES; m++)
 		if (!strcmp(argv[1], mode_names[m]))
 			mode = m;
-	if (mode == NR_MODES) {
-		fprintf(stderr, "usage: files MODE COUNT DEPTH THREADS [dt] "
-			"[dir=DIR]\n");
-		return 2;
-	}
+	if (mode == NR_MODES)
+		usage_error(usage);
 	count = strtoul(argv[2], NULL, 10);
 	depth = atoi(argv[3]);
 	threads = atoi(argv[4]);

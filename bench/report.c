@@ -25,6 +25,7 @@
 
 #include "stats.h"
 #include "svg.h"
+#include "usage.h"
 
 #define MAX_CELLS	256
 #define MAX_ROUNDS	40
@@ -645,12 +646,18 @@ static void scaling(FILE *out, struct data *d)
 	}
 }
 
+static const char usage[] =
+	"usage: bench-report GUEST.csv NATIVE.csv OUTDIR\n"
+	"       bench-report --spread OUT.md BOOT.csv...\n"
+	"make bench's tables and charts from bench-run's rows.\n";
+
 int main(int argc, char **argv)
 {
 	bool have_guest, have_native;
 	char path[512];
 	FILE *out;
 
+	usage_help(argc, argv, usage);
 	if (argc > 3 && !strcmp(argv[1], "--spread")) {
 		double worst = spread_check(argv[2], argc - 3, argv + 3);
 
@@ -660,11 +667,8 @@ int main(int argc, char **argv)
 		return worst <= 1 ? 0 : 1;
 	}
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: bench-report GUEST.csv NATIVE.csv "
-			"OUTDIR\n");
-		return 2;
-	}
+	if (argc != 4)
+		usage_error(usage);
 	have_guest = load(argv[1], &guest, 0);
 	have_native = load(argv[2], &native, 1);
 	if (!have_guest && !have_native) {

@@ -42,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--no-native) native=0 ;;
 	--mitigations) kargs=$2; shift ;;
 	--native-only) guest=0 ;;
+	-h|--help) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	shift

@@ -12,8 +12,11 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench
-[ $# = 2 ] && [ "$1" = --kernel ] ||
-	{ echo "usage: bench/spread.sh --kernel IMAGE" >&2; exit 2; }
+usage="usage: bench/spread.sh --kernel IMAGE"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+esac
+[ $# = 2 ] && [ "$1" = --kernel ] || { echo "$usage" >&2; exit 2; }
 kernel=$2
 mkdir -p "$out"
 cd "$top"

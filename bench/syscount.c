@@ -28,6 +28,11 @@ static void on_term(int sig)
 	kill(child, sig);	/* pass it on */
 }
 
+static const char usage[] =
+	"usage: syscount PROG [ARG]...\n"
+	"Run PROG (a path) under ptrace and count the system calls it makes\n"
+	"between its window marks (bench/bench.h); bench-run's syscall rows.\n";
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_term };
@@ -35,10 +40,9 @@ int main(int argc, char **argv)
 	int status, window = 0, marks = 0;
 	pid_t pid;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: syscount PROG ARGS...\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc < 2 || argv[1][0] == '-')
+		usage_error(usage);
 	child = fork();
 	if (child < 0)
 		die("fork", -errno);

@@ -22,6 +22,7 @@
 
 #include "die.h"
 #include "nofd.h"
+#include "usage.h"
 
 #define SLOTS	64		/* so the tree may be 63 levels deep */
 #define BUFSIZE	8192
@@ -157,14 +158,18 @@ static int cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static const char usage[] =
+	"usage: find-direct DIR\n"
+	"List the tree under DIR, as find does, through direct descriptors\n"
+	"only (it needs the nofd kernel).\n";
+
 int main(int argc, char **argv)
 {
 	int root, ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: find-direct DIR\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc != 2 || argv[1][0] == '-')
+		usage_error(usage);
 	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret < 0)
 		die("io_uring_queue_init", ret);

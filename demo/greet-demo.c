@@ -24,6 +24,7 @@
 
 #include "die.h"
 #include "nofd.h"
+#include "usage.h"
 
 #define GREETING "220 nofd ready\r\n"
 #define SLOT 0
@@ -132,9 +133,14 @@ static int serve_one(struct io_uring *ring, int lfd)
 	return ok;
 }
 
+static const char usage[] =
+	"usage: greet-demo [CONNECTIONS]\n"
+	"The article's greeting chain over CONNECTIONS (default 3) loopback\n"
+	"connections, none holding a descriptor (make demo runs it).\n";
+
 int main(int argc, char **argv)
 {
-	int conns = argc > 1 ? atoi(argv[1]) : 3;
+	int conns;
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(addr);
 	struct io_uring ring;
@@ -142,6 +148,10 @@ int main(int argc, char **argv)
 	int lfd, ret, ok = 1, status;
 	pid_t pid;
 
+	usage_help(argc, argv, usage);
+	conns = argc > 1 ? atoi(argv[1]) : 3;
+	if (argc > 2 || conns < 1)
+		usage_error(usage);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&u);
 	printf("nofd greet-demo on Linux %s: the article's greeting chain, %d connections\n",

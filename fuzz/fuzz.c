@@ -48,6 +48,7 @@
 #include "frame.h"
 #include "fuzz.h"
 #include "stall.h"
+#include "usage.h"
 
 uint64_t rand_main;
 unsigned long good[NR_FOPS], bad[NR_FOPS];
@@ -678,6 +679,11 @@ static void print_replay(const char *what, unsigned long seed,
 	       no_drain ? " --no-drain" : "");
 }
 
+static const char usage[] =
+	"usage: fuzz [--seed S] [--seconds N] [--rounds N] [--verbose] "
+	"[--stock] [--no-drain]\n"
+	"make fuzz runs it in the debug guest (see the Makefile).\n";
+
 int main(int argc, char **argv)
 {
 	unsigned long seed = 0, max_rounds = ~0UL, round_no, failed = ~0UL;
@@ -687,6 +693,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t;
 	socklen_t len = sizeof(this_round.addr);
 
+	usage_help(argc, argv, usage);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
 			seed = strtoul(argv[++i], NULL, 0);
@@ -700,12 +707,8 @@ int main(int argc, char **argv)
 			stock = true;
 		else if (!strcmp(argv[i], "--no-drain"))
 			no_drain = true;
-		else {
-			fprintf(stderr, "usage: fuzz [--seed S] [--seconds N] "
-				"[--rounds N] [--verbose] [--stock] "
-				"[--no-drain]\n");
-			return 2;
-		}
+		else
+			usage_error(usage);
 	}
 	/* --rounds alone: as many as it says, however long they take */
 	if (seconds < 0)

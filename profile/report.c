@@ -35,6 +35,7 @@
 
 #include "die.h"
 #include "stats.h"
+#include "usage.h"
 
 #define USER_END	0xffff800000000000ull	/* x86-64: the kernel's half */
 #define MAX_RUNS	8
@@ -283,13 +284,12 @@ static double add_rows(const struct map *m, struct row *rows, size_t *nrows,
 	return sum;
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: report [-g GROUPS] [-u USER_MAP] SYSTEM_MAP "
-		"OPS TOP COUNTS_1 COUNTS_2 [COUNTS_3...] (at most %d)\n",
-		MAX_RUNS);
-	exit(2);
-}
+#define STR(x) #x
+#define XSTR(x) STR(x)
+static const char usage[] =
+	"usage: profile-report [-g GROUPS] [-u USER_MAP] SYSTEM_MAP OPS TOP "
+	"COUNTS_1 COUNTS_2 [COUNTS_3...] (at most " XSTR(MAX_RUNS) ")\n"
+	"make profile's table (profile/run.sh) from insn-prof's counts.\n";
 
 int main(int argc, char **argv)
 {
@@ -299,6 +299,7 @@ int main(int argc, char **argv)
 	size_t nrows = 0;
 	int runs, top;
 
+	usage_help(argc, argv, usage);
 	while (argc > 2 && (!strcmp(argv[1], "-g") || !strcmp(argv[1], "-u"))) {
 		if (argv[1][1] == 'g')
 			read_groups(argv[2]);
@@ -308,7 +309,7 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	if (argc < 6 || argc - 4 > MAX_RUNS)
-		usage();
+		usage_error(usage);
 	top = atoi(argv[3]);
 	runs = argc - 4;
 	read_ops(argv[2], runs);

@@ -53,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--top) ntop=$2; shift ;;
 	--out) out=$2; shift ;;
 	--report) report_only=1 ;;
+	-h|--help) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 	shift

@@ -38,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--limit) limit=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--no-host-checks) host_checks=(); shift ;;
+	-h|--help) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done

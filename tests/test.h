@@ -37,6 +37,22 @@ __attribute__((constructor)) static void t_line_buffered(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
+/*
+ * A test takes no arguments: ktap-run runs it without any, in the guest.
+ * Asked -h or --help (by a person, on any machine) it says so and runs
+ * nothing: before main, as glibc calls a constructor with main's arguments.
+ */
+__attribute__((constructor)) static void t_help(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: %s   (a test: no arguments; make test runs it in "
+		       "the nofd guest; tests/%s.c says what it checks)\n",
+		       program_invocation_short_name,
+		       program_invocation_short_name);
+		exit(T_EXIT_PASS);
+	}
+}
+
 /* Record a claim: "ok"/"FAIL" and what was claimed. */
 #define t_check(cond, ...)                                              \
 	do {                                                            \

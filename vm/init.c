@@ -21,6 +21,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "usage.h"
+
 #define OUTPUT_TTY "/dev/ttyS1"
 #define STATUS_TTY "/dev/ttyS2"
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
@@ -149,12 +151,22 @@ static void kmemleak_report(void)
 	dprintf(1, "nofd-init: kmemleak scan done\n");
 }
 
+static const char usage[] =
+	"usage: init [COMMAND [ARG]...]\n"
+	"PID 1 of the nofd guest (vm/run.sh boots it with COMMAND, default\n"
+	"/bin/sh); anywhere else it refuses to run: it mounts, then reboots.\n";
+
 int main(int argc, char **argv)
 {
 	char *dflt[] = { "/bin/sh", NULL };
 	char status[32];
 	int out, st, code;
 
+	/* never mount or reboot on a machine we were not started to own */
+	if (getpid() != 1) {
+		usage_help(argc, argv, usage);
+		usage_error(usage);
+	}
 	mount_one("proc", "/proc", NULL);
 	mount_one("sysfs", "/sys", NULL);
 	mount_one("devtmpfs", "/dev", NULL);

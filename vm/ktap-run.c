@@ -42,6 +42,7 @@
 
 #include "nofd.h"
 #include "splats.h"
+#include "usage.h"
 
 #define SKIP_CODE 77
 
@@ -513,17 +514,22 @@ static int kernel_splats(int kfd)
 	return found;
 }
 
+static const char usage[] =
+	"usage: ktap-run [-t SECONDS] DIR...\n"
+	"Run every test program in each DIR, one after the other, each with a\n"
+	"time limit (default 300 s), and report them as KTAP (make test runs it\n"
+	"in the guest).\n";
+
 int main(int argc, char **argv)
 {
 	struct io_uring_query_nofd q;
 	unsigned int limit = 300;
 	int opt, failed = 0, nofd, kfd;
 
+	usage_help(argc, argv, usage);
 	while ((opt = getopt(argc, argv, "t:")) != -1) {
-		if (opt != 't') {
-			fprintf(stderr, "usage: ktap-run [-t seconds] DIR...\n");
-			return 2;
-		}
+		if (opt != 't')
+			usage_error(usage);
 		limit = atoi(optarg);
 	}
 	for (int i = optind; i < argc; i++)

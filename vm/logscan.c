@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "splats.h"
+#include "usage.h"
 
 static int scan(const char *path)
 {
@@ -39,14 +40,18 @@ static int scan(const char *path)
 	return found;
 }
 
+static const char usage[] =
+	"usage: logscan FILE...\n"
+	"Print the splats (BUG, WARNING, KASAN, lockdep, ...) in kernel logs;\n"
+	"exit 1 if there is one, 2 if a FILE cannot be read.\n";
+
 int main(int argc, char **argv)
 {
 	int ret = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: logscan FILE...\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc < 2 || argv[1][0] == '-')
+		usage_error(usage);
 	for (int i = 1; i < argc; i++) {
 		int r = scan(argv[i]);
 

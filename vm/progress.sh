@@ -19,13 +19,20 @@
 # guest sends home never reach it: vm/run.sh takes them out.
 set -uo pipefail
 
-name=${1:?usage: vm/progress.sh NAME [--every S]}
+usage="usage: vm/run.sh ... | vm/progress.sh NAME [--every SECONDS]"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+""|-*) echo "$usage" >&2; exit 2 ;;
+esac
+name=$1
 shift
 every=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--every) every=$2; shift 2 ;;
-	*) echo "vm/progress.sh: unknown option '$1'" >&2; exit 2 ;;
+	--every) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		every=$2; shift 2 ;;
+	*) echo "vm/progress.sh: unknown option '$1'" >&2; echo "$usage" >&2
+		exit 2 ;;
 	esac
 done
 

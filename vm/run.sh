@@ -44,6 +44,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: vm/run.sh --kernel IMAGE [OPTION]... -- COMMAND [ARG]..."
+# the options: the comment above, from --kernel to the last one
+help() { echo "$usage"; sed -n '/^#     --kernel/,/^#     --dry-run/s/^#   //p' "$0"; }
 kernel=
 initrd=$top/build/initramfs.cpio.gz
 timeout=600 out=$top/build/vm files= smp=2 mem=1024 cpu=max
@@ -70,7 +73,8 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--dry-run) dry=1; shift ;;
 	--) shift; break ;;
-	*) echo "vm/run.sh: unknown option '$1'" >&2; exit 2 ;;
+	-h|--help) help; exit 0 ;;
+	*) echo "vm/run.sh: unknown option '$1'" >&2; echo "$usage" >&2; exit 2 ;;
 	esac
 done
 [ -n "$kernel" ] || { echo "vm/run.sh: --kernel IMAGE is needed" >&2; exit 2; }

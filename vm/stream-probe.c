@@ -7,8 +7,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
-int main(void)
+#include "usage.h"
+
+static const char usage[] =
+	"usage: stream-probe\n"
+	"A line, three seconds, another line (tests/host/stream.sh).\n";
+
+int main(int argc, char **argv)
 {
+	usage_help(argc, argv, usage);
+	if (argc > 1)
+		usage_error(usage);
 	printf("stream-probe: waiting\n");
 	fflush(stdout);
 	sleep(3);

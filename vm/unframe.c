@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "usage.h"
 
 #define MAX_FILES	64
 
@@ -46,16 +47,20 @@ static FILE *file_for(const char *name)
 	return files[nr_files++].f;
 }
 
+static const char usage[] =
+	"usage: unframe [DIR] <OUTPUT\n"
+	"Pass a guest's output through, leaving out the files it sent home\n"
+	"(lib/frame.h), which go to DIR.\n";
+
 int main(int argc, char **argv)
 {
 	struct frame_reader r = { 0 };
 	FILE *file = NULL;
 	char line[65536];
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: unframe [DIR] <OUTPUT\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+		usage_error(usage);
 	dir = argc == 2 ? argv[1] : NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while (fgets(line, sizeof(line), stdin)) {

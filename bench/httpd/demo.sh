@@ -19,6 +19,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--quick|--variants) args+=("$1"); shift ;;
+	-h|--help) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done

@@ -14,11 +14,14 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=--rounds=5
+usage="usage: bench/httpd/native.sh [--quick]"
 case ${1:-} in
 --quick) rounds=--quick ;;
+-h|--help) echo "$usage"; exit 0 ;;
 "") ;;
-*) echo "usage: bench/httpd/native.sh [--quick]" >&2; exit 2 ;;
+*) echo "$usage" >&2; exit 2 ;;
 esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 root=$top/build/native-root
 out=$top/build/versus-native
 rm -rf "$root" "$out"

@@ -31,6 +31,7 @@
 
 #include "stats.h"
 #include "svg.h"
+#include "usage.h"
 
 #define MAX_SERVERS	16
 #define MAX_LOADS	8
@@ -364,14 +365,18 @@ static bool write_file(const char *dir, const char *name,
 	return !fclose(f);
 }
 
+static const char usage[] =
+	"usage: versus-report VERSUS.csv [OUTDIR]\n"
+	"make demo's table (and with OUTDIR its files) from the rows versus\n"
+	"sent home.\n";
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc == 3 ? argv[2] : NULL;
 
-	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: versus-report VERSUS.csv [OUTDIR]\n");
-		return 2;
-	}
+	usage_help(argc, argv, usage);
+	if (argc < 2 || argc > 3 || argv[1][0] == '-')
+		usage_error(usage);
 	if (!load_rows(argv[1]))
 		return 1;
 	print_table(stdout);

@@ -6,6 +6,12 @@
 # the earlier one's, and taken alone again from the stack it leaves the
 # earlier one's out; any other conflict still fails.
 set -uo pipefail
+usage="usage: tests/host/apply-series.sh [KERNEL]   (a host check of make test; KERNEL unused)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 . kernel/lib.sh
 fixture=build/apply-test

@@ -2,6 +2,12 @@
 # Every program compiles against sid's newest liburing too (the pinned one
 # builds them for the guest), when sid can be reached.
 set -uo pipefail
+usage="usage: tests/host/compile-sid.sh [KERNEL]   (a host check of make test; KERNEL unused)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 if ! sid=$(scripts/deps.sh --sid 2>/dev/null); then
 	echo "sid could not be reached"

@@ -11,7 +11,13 @@
 #
 #   tests/host/harness.sh KERNEL
 set -uo pipefail
-kernel=$(realpath "${1:?usage: tests/host/harness.sh KERNEL}")
+usage="usage: tests/host/harness.sh KERNEL   (a host check of make test: boots KERNEL)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+""|-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# = 1 ] || { echo "$usage" >&2; exit 2; }
+kernel=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 dir=build/harness
 what="harness: a failing, skipping, hanging, child-leaving, splatting, unrunnable, missing and kmemleak-stopping test each fail the run, and the next test runs"

@@ -2,6 +2,12 @@
 # The kernel-log scanner, on the sample logs in tests/host/logscan/:
 # clean-*.log must pass, splat-*.log must fail.
 set -uo pipefail
+usage="usage: tests/host/logscan.sh [KERNEL]   (a host check of make test; KERNEL unused)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 bad=0 n=0
 for log in tests/host/logscan/*.log; do

@@ -4,6 +4,12 @@
 # with -t. No test starts nginx, and a refused line once reached the
 # profiles before anything noticed.
 set -uo pipefail
+usage="usage: tests/host/nginx-conf.sh [KERNEL]   (a host check of make test; KERNEL unused)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 what="versus: nginx -t accepts both nginx configurations"
 # versus writes them into a new work directory and prints where

@@ -6,7 +6,13 @@
 #
 #   tests/host/profile.sh KERNEL
 set -uo pipefail
-kernel=$(realpath "${1:?usage: tests/host/profile.sh KERNEL}")
+usage="usage: tests/host/profile.sh KERNEL   (a host check of make test: boots KERNEL)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+""|-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# = 1 ] || { echo "$usage" >&2; exit 2; }
+kernel=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 prof=build/profile-check
 what="profile: the files direct job's instructions by kernel and user function"

@@ -5,7 +5,13 @@
 #
 #   tests/host/stream.sh KERNEL
 set -uo pipefail
-kernel=$(realpath "${1:?usage: tests/host/stream.sh KERNEL}")
+usage="usage: tests/host/stream.sh KERNEL   (a host check of make test: boots KERNEL)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+""|-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# = 1 ] || { echo "$usage" >&2; exit 2; }
+kernel=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 streamed=no
 exec {probe}< <(vm/run.sh --kernel "$kernel" --timeout 120 --out build/vm-stream \

@@ -8,6 +8,12 @@
 # made its tables itself, in the guest; guest-chart.svg is lib/svg.h's form
 # of the chart it drew then (the same elements and figures).
 set -uo pipefail
+usage="usage: tests/host/versus-report.sh [KERNEL]   (a host check of make test; KERNEL unused)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 what="versus-report: the tables of two saved runs, byte for byte"
 samples=tests/host/versus-report
