@@ -34,6 +34,7 @@ struct cell {
 	int param, n;
 	int by_median;			/* native: median, not mean */
 	double us[MAX_ROUNDS];		/* CPU us per op */
+	double rate[MAX_ROUNDS];	/* ops per (guest) second */
 	double fdops;			/* per op */
 	double syscalls;		/* per op, -1 if not counted */
 };
@@ -134,8 +135,10 @@ static bool load(const char *path, struct data *d, int by_median)
 			   &limit) == 9 && ops) {
 			struct cell *x = get(d, w, m, p);
 
-			if (x->n < MAX_ROUNDS)
+			if (x->n < MAX_ROUNDS) {
+				x->rate[x->n] = secs > 0 ? ops / secs : NAN;
 				x->us[x->n++] = cpu * 1e6 / ops;
+			}
 			x->by_median = by_median;
 			x->fdops = (double)fdops / ops;
 		} else if (sscanf(line, "sys,%15[^,],%23[^,],%d,%lu,%lu", w, m,
@@ -355,6 +358,63 @@ static void table(FILE *out, struct data *d, const struct workload *wl,
 				saved / ce * 100);
 		}
 		fprintf(out, "\n");
+	}
+}
+
+/*
+ * The depth workloads (bench/depth.c): per operation and depth, the
+ * syscall, the request forced to io-wq and the request as the kernel
+ * issues it, each as operations per second (of guest time: under -icount,
+ * instructions) and CPU per operation, with the two comparisons the issue
+ * and the handoff RFC make: the rate against io-wq's, the CPU against the
+ * syscall's.
+ */
+static double mean_rate(const struct cell *c)
+{
+	return stats_mean(c->rate, c->n);
+}
+
+static void depth_table(FILE *out, struct data *d, const char *w,
+			const char *title)
+{
+	static const char *const ops[] = {
+		"statx-name", "statx-slot", "open-close", "rename",
+	};
+	static const int depths[] = { 1, 8, 32 };
+	char m[24];
+
+	if (!cell(d, w, "statx-name.sys", 1))
+		return;
+	fprintf(out, "\n#### %s\n\nPer operation and requests in flight: "
+		"thousands of operations per second of guest time (kops/s) "
+		"and CPU us per operation (mean of the rounds), for the "
+		"syscall, the request forced to io-wq (IOSQE_ASYNC) and the "
+		"request as the kernel issues it (ring); \"vs io-wq\" is the "
+		"ring's rate against io-wq's, \"vs syscall\" the ring's CPU "
+		"against the syscall's.\n\n| op | in flight | syscall kops/s "
+		"| us | io-wq kops/s | us | ring kops/s | us | ring vs io-wq "
+		"(rate) | ring vs syscall (CPU) |\n|---|---|---|---|---|---|"
+		"---|---|---|---|\n", title);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct cell *sys, *wq, *ring;
+
+		snprintf(m, sizeof(m), "%s.sys", ops[i]);
+		sys = cell(d, w, m, 1);
+		for (size_t j = 0; j < sizeof(depths) / sizeof(depths[0]); j++) {
+			snprintf(m, sizeof(m), "%s.wq", ops[i]);
+			wq = cell(d, w, m, depths[j]);
+			snprintf(m, sizeof(m), "%s.ring", ops[i]);
+			ring = cell(d, w, m, depths[j]);
+			if (!sys || !wq || !ring)
+				continue;
+			fprintf(out, "| %s | %d | %.1f | %.2f | %.1f | %.2f | "
+				"%.1f | %.2f | %+.0f%% | %.2fx |\n", ops[i],
+				depths[j], mean_rate(sys) / 1e3, figure(sys),
+				mean_rate(wq) / 1e3, figure(wq),
+				mean_rate(ring) / 1e3, figure(ring),
+				(mean_rate(ring) / mean_rate(wq) - 1) * 100,
+				figure(ring) / figure(sys));
+		}
 	}
 }
 
@@ -687,6 +747,10 @@ int main(int argc, char **argv)
 			table(out, &guest, &workloads[i], 1);
 			chart(argv[3], &guest, &workloads[i]);
 		}
+		depth_table(out, &guest, "depth", "Queue depth on tmpfs: "
+			    "STATX, OPENAT + CLOSE, RENAMEAT three ways");
+		depth_table(out, &guest, "depth-ext4", "Queue depth on ext4 "
+			    "(the guest's disk, cached): the same");
 	}
 	if (native.nr) {
 		fprintf(out, "\n### Native (the machine's own kernel, CPU time, "
