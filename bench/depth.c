@@ -232,8 +232,9 @@ int main(int argc, char **argv)
 	setup();
 
 	window_mark();
-	own0 = cpu_thread(pthread_self());
+	/* the thread's window inside the process's: wq_cpu never below 0 */
 	cpu0 = cpu_self();
+	own0 = cpu_thread(pthread_self());
 	t0 = now();
 	while (done < count) {
 		/* rename: the same files back and forth, a batch each way */
@@ -246,9 +247,9 @@ int main(int argc, char **argv)
 		done += depth;
 		batches++;
 	}
-	cpu = cpu_self() - cpu0;
 	secs = now() - t0;
 	own = cpu_thread(pthread_self()) - own0;
+	cpu = cpu_self() - cpu0;
 	window_mark();
 	printf("ops=%lu cpu=%.6f seconds=%.6f fdops=%lu nofile_limit=-1 "
 	       "wq_cpu=%.6f\n", count, cpu, secs, fdops, cpu - own);
