@@ -26,6 +26,10 @@
  *   stat        stat by name, or open + fstat + close; PARAM in flight
  *   files-ext4  files and stat with the files on the ext4 disk /dev/vda
  *   stat-ext4   (vm/run.sh --disk), just written, so cached; guest only
+ *   depth       one path operation three ways (depth.c): MODE is OP.WAY,
+ *   depth-ext4  OP statx-name, statx-slot, open-close or rename, WAY sys,
+ *               wq (forced to io-wq) or ring; PARAM in flight (1, 8, 32;
+ *               sys: 1); on tmpfs, or the ext4 disk; guest only
  *   walk        stat every entry of a tree (dirwalk.c); PARAM 0: the tree
  *               on tmpfs; with --job also 1: on the ext4 disk /dev/vda
  *               (vm/run.sh --disk), read once before it is measured
@@ -289,6 +293,23 @@ static void run_prog(const struct job *j, unsigned long div, int traced,
 		argv[n++] = (char *)prog("dirwalk");
 		argv[n++] = (char *)j->mode;
 		argv[n++] = (char *)tree;
+	} else if (!strncmp(j->workload, "depth", 5)) {
+		/* MODE is OP.WAY */
+		static char op[24];
+		const char *way = strchr(j->mode, '.');
+		unsigned long count = n_files / div;
+
+		snprintf(op, sizeof(op), "%.*s", (int)(way - j->mode), j->mode);
+		argv[n++] = (char *)prog("depth");
+		argv[n++] = op;
+		argv[n++] = (char *)way + 1;
+		argv[n++] = num(a[0], count ? count : 1);
+		argv[n++] = num(a[1], j->param);
+		if (strstr(j->workload, "-ext4")) {
+			snprintf(dir, sizeof(dir), "dir=%s/bench-depth",
+				 disk());
+			argv[n++] = dir;
+		}
 	} else {
 		int thread = !strcmp(j->workload, "thfiles");
 		unsigned long count = (thread ? n_thfiles : n_files) / div;
@@ -443,6 +464,27 @@ static void plan(void)
 		add("stat-ext4", "stat-sys", 1, 0);
 		add_each("stat-ext4", stat, 3, depth, 3);
 	}
+	/*
+	 * depth: STATX, OPENAT + CLOSE and RENAMEAT by syscall, forced to
+	 * io-wq and as the kernel issues them, at 1, 8 and 32 in flight, on
+	 * tmpfs and on the ext4 disk: the guest's (the series' inline issue
+	 * against io-wq, as the handoff RFC measures)
+	 */
+	for (int i = 0; !native && i < 2; i++) {
+		static const struct mode ways[] = {
+			{ "statx-name.wq", 0 }, { "statx-name.ring", 0 },
+			{ "statx-slot.wq", NOFD }, { "statx-slot.ring", NOFD },
+			{ "open-close.wq", 0 }, { "open-close.ring", 0 },
+			{ "rename.wq", 0 }, { "rename.ring", 0 },
+		};
+		const char *w = i ? "depth-ext4" : "depth";
+
+		add(w, "statx-name.sys", 1, 0);
+		add(w, "statx-slot.sys", 1, 0);
+		add(w, "open-close.sys", 1, 0);
+		add(w, "rename.sys", 1, 0);
+		add_each(w, ways, 8, depth, 3);
+	}
 	add("walk", "sys", 0, 0);
 	add("walk", "uring", 0, NOFD);
 	add("walk", "direct", 0, NOFD | DIRECT);
@@ -522,7 +564,7 @@ static void measure(int i, unsigned long div, int round)
 	struct result r;
 
 	run(j, div, 0, &r);
-	frame_line(stdout, "bench.csv", "run,%s,%s,%d,%d,%lu,%.6f,%.3f,%lu,%d",
+	frame_line(stdout, "bench.csv", "run,%s,%s,%d,%d,%lu,%.6f,%.6f,%lu,%d",
 		   j->workload, j->mode, j->param, round, r.ops, r.cpu,
 		   r.seconds, r.fdops, r.limit);
 	/* --job: how much of the CPU time io-wq workers ran (profile/run.sh) */

@@ -35,6 +35,7 @@ struct cell {
 	int param, n;
 	int by_median;			/* native: median, not mean */
 	double us[MAX_ROUNDS];		/* CPU us per op */
+	double rate[MAX_ROUNDS];	/* ops per (guest) second */
 	double fdops;			/* per op */
 	double syscalls;		/* per op, -1 if not counted */
 };
@@ -135,8 +136,10 @@ static bool load(const char *path, struct data *d, int by_median)
 			   &limit) == 9 && ops) {
 			struct cell *x = get(d, w, m, p);
 
-			if (x->n < MAX_ROUNDS)
+			if (x->n < MAX_ROUNDS) {
+				x->rate[x->n] = secs > 0 ? ops / secs : NAN;
 				x->us[x->n++] = cpu * 1e6 / ops;
+			}
 			x->by_median = by_median;
 			x->fdops = (double)fdops / ops;
 		} else if (sscanf(line, "sys,%15[^,],%23[^,],%d,%lu,%lu", w, m,
@@ -357,6 +360,155 @@ static void table(FILE *out, struct data *d, const struct workload *wl,
 		}
 		fprintf(out, "\n");
 	}
+}
+
+/*
+ * The depth workloads (bench/depth.c): per operation and depth, the
+ * syscall, the request forced to io-wq and the request as the kernel
+ * issues it, each as operations per second (of guest time: under -icount,
+ * instructions) and CPU per operation, with the two comparisons the issue
+ * and the handoff RFC make: the rate against io-wq's, the CPU against the
+ * syscall's.
+ */
+static double mean_rate(const struct cell *c)
+{
+	return stats_mean(c->rate, c->n);
+}
+
+static void depth_table(FILE *out, struct data *d, const char *w,
+			const char *title)
+{
+	static const char *const ops[] = {
+		"statx-name", "statx-slot", "open-close", "rename",
+	};
+	static const int depths[] = { 1, 8, 32 };
+	char m[24];
+
+	if (!cell(d, w, "statx-name.sys", 1))
+		return;
+	fprintf(out, "\n#### %s\n\nPer operation and requests in flight: "
+		"thousands of operations per second of guest time (kops/s) "
+		"and CPU us per operation (mean of the rounds), for the "
+		"syscall, the request forced to io-wq (IOSQE_ASYNC) and the "
+		"request as the kernel issues it (ring); \"vs io-wq\" is the "
+		"ring's rate against io-wq's, \"vs syscall\" the ring's CPU "
+		"against the syscall's.\n\n| op | in flight | syscall kops/s "
+		"| us | io-wq kops/s | us | ring kops/s | us | ring vs io-wq "
+		"(rate) | ring vs syscall (CPU) |\n|---|---|---|---|---|---|"
+		"---|---|---|---|\n", title);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		struct cell *sys, *wq, *ring;
+
+		snprintf(m, sizeof(m), "%s.sys", ops[i]);
+		sys = cell(d, w, m, 1);
+		for (size_t j = 0; j < sizeof(depths) / sizeof(depths[0]); j++) {
+			snprintf(m, sizeof(m), "%s.wq", ops[i]);
+			wq = cell(d, w, m, depths[j]);
+			snprintf(m, sizeof(m), "%s.ring", ops[i]);
+			ring = cell(d, w, m, depths[j]);
+			if (!sys || !wq || !ring)
+				continue;
+			fprintf(out, "| %s | %d | %.1f | %.2f | %.1f | %.2f | "
+				"%.1f | %.2f | %+.0f%% | %.2fx |\n", ops[i],
+				depths[j], mean_rate(sys) / 1e3, figure(sys),
+				mean_rate(wq) / 1e3, figure(wq),
+				mean_rate(ring) / 1e3, figure(ring),
+				(mean_rate(ring) / mean_rate(wq) - 1) * 100,
+				figure(ring) / figure(sys));
+		}
+	}
+}
+
+/*
+ * Natively, the thread workloads: CPU us per operation against the thread
+ * count, one line per mode, the machine named under the title (@machine,
+ * setting.txt's host line): what a file or a connection costs as threads
+ * are added, where the shared fd table's contention shows.
+ */
+static void native_chart(const char *dir, struct data *d, const char *w,
+			 const char *machine)
+{
+	static const char *const colour[] = {
+		"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e",
+		"#e6ab02", "#a6761d", "#666666", "#1f78b4",
+	};
+	const char *m[32];
+	int p[16], np = params(d, w, p), nm = modes(d, w, m);
+	double hi = 0;
+	char path[512];
+	FILE *f;
+
+	if (np < 2)
+		return;
+	for (int i = 0; i < d->nr; i++)
+		if (!strcmp(d->cells[i].workload, w))
+			hi = fmax(hi, figure(&d->cells[i]));
+	hi *= 1.05;
+	snprintf(path, sizeof(path), "%s/native-%s.svg", dir, w);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	svg_begin(f, 640, 360);
+	svg_text(f, 10, 18, " font-size='14'", "Natively: CPU us per %s "
+		 "against threads (median)", strcmp(w, "thfiles") ?
+		 "connection" : "file");
+	svg_text(f, 10, 34, "", "%s; dashed: regular fds", machine);
+	svg_line(f, 60, 320, 480, 320);
+	svg_line(f, 60, 40, 60, 320);
+	svg_text(f, 60, 350, "", "threads (T), doubling");
+	for (int k = 0; k <= 4; k++)
+		svg_text(f, 5, 320 - k * 70 + 4, "", "%.2f", hi * k / 4);
+	for (int j = 0; j < np; j++)
+		svg_text(f, 60 + j * 420 / (np - 1) - 4, 335, "", "%d", p[j]);
+	for (int i = 0; i < nm; i++) {
+		char fill[32];
+
+		svg_polyline(f, colour[i % 9], !is_direct(m[i]));
+		for (int j = 0; j < np; j++) {
+			struct cell *c = cell(d, w, m[i], p[j]);
+
+			if (c)
+				svg_point(f, 60 + j * 420 / (np - 1),
+					  320 - figure(c) / hi * 280);
+		}
+		svg_polyline_end(f);
+		snprintf(fill, sizeof(fill), " fill='%s'", colour[i % 9]);
+		svg_text(f, 490, 50 + i * 16, fill, "%s", m[i]);
+	}
+	svg_end(f);
+	fclose(f);
+}
+
+/*
+ * The machine of the native figures: setting.txt's "host:" line and its
+ * host mitigations for Meltdown and Spectre v2 (what a syscall's entry
+ * pays), as one line in @buf; "" if there is no setting.txt.
+ */
+static void machine(const char *dir, char *buf, size_t size)
+{
+	char path[512], line[512], host[256] = "", mit[256] = "";
+	bool in_host = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/setting.txt", dir);
+	buf[0] = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "host: ", 6))
+			snprintf(host, sizeof(host), "%.200s", line + 6);
+		if (strstr(line, "CPU vulnerabilities"))
+			in_host = !strncmp(line, "host", 4);	/* a list follows */
+		else if (in_host && (strstr(line, "  meltdown: ") ||
+				     strstr(line, "  spectre_v2: ")))
+			snprintf(mit + strlen(mit), sizeof(mit) - strlen(mit),
+				 "%s%.100s", mit[0] ? "; " : "; mitigations: ",
+				 line + 2);
+	}
+	fclose(f);
+	snprintf(buf, size, "%s%s", host, mit);
 }
 
 /*
@@ -691,10 +843,20 @@ int main(int argc, char **argv)
 			table(out, &guest, &workloads[i], 1);
 			chart(argv[3], &guest, &workloads[i]);
 		}
+		depth_table(out, &guest, "depth", "Queue depth on tmpfs: "
+			    "STATX, OPENAT + CLOSE, RENAMEAT three ways");
+		depth_table(out, &guest, "depth-ext4", "Queue depth on ext4 "
+			    "(the guest's disk, cached): the same");
 	}
 	if (native.nr) {
+		char host[600];
+
+		machine(argv[3], host, sizeof(host));
 		fprintf(out, "\n### Native (the machine's own kernel, CPU time, "
-			"modes that need no nofd operation)\n");
+			"modes that need no nofd operation)\n\nMachine: %s\n",
+			host[0] ? host : "(no setting.txt)");
+		native_chart(argv[3], &native, "thfiles", host);
+		native_chart(argv[3], &native, "thconn", host);
 		costs(out, &native, "native");
 		for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]);
 		     i++)

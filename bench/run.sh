@@ -9,6 +9,7 @@
 #   build/bench/tables.md               per workload: us per op, spread,
 #                                       ratios, ceilings, syscalls
 #   build/bench/<workload>.svg          us per op against the parameter
+#   build/bench/native-th*.svg          natively, us per op against threads
 #   build/bench/setting.txt             where and how it ran
 #
 #   bench/run.sh --kernel IMAGE [--quick] [--wallclock] [--no-native]
@@ -66,6 +67,11 @@ cd "$top"
 		echo "native: CPU time (no instruction counters: perf stat -e instructions is not supported)"
 	fi
 	echo "command: make bench$([ $guest = 1 ] || echo -native)${cmdline:+ (bench/run.sh $cmdline)}"
+	# the native figures' machine: what a syscall's entry pays here
+	echo "host CPU vulnerabilities:"
+	for f in /sys/devices/system/cpu/vulnerabilities/*; do
+		[ -r "$f" ] && echo "  $(basename "$f"): $(cat "$f")"
+	done
 } >"$out/setting.txt"
 cat "$out/setting.txt"
 
@@ -85,10 +91,6 @@ if [ $guest = 1 ]; then
 	{
 		echo "guest CPU vulnerabilities (/sys/devices/system/cpu/vulnerabilities):"
 		sed 's/^/  /' "$out/vm/files/vulnerabilities.txt" 2>/dev/null | LC_ALL=C sort
-		echo "host CPU vulnerabilities:"
-		for f in /sys/devices/system/cpu/vulnerabilities/*; do
-			[ -r "$f" ] && echo "  $(basename "$f"): $(cat "$f")"
-		done
 	} >>"$out/setting.txt"
 	echo "bench: guest: $(grep -c '^run,' "$out/guest.csv") runs in $(( $(date +%s) - start )) s"
 fi

@@ -27,7 +27,7 @@
 # groups in profile/groups.txt, then the T (default 25) costliest
 # functions per operation, with the spread of the K - 1 estimates of the
 # total; the measured program's own functions by name too where it is one
-# of ours and the only one of ours the job runs (nofd-httpd, files,
+# of ours and the only one of ours the job runs (nofd-httpd, files, depth,
 # dirwalk: static binaries at the same addresses in every process; the
 # conn jobs' client is static too), from its symbols (DIR/PROGRAM.map).
 # Before them, from the measured process's own clocks: its
@@ -78,6 +78,7 @@ else
 	case ${job%%,*} in
 	files|stat|thfiles|files-dt|files-ext4|stat-ext4) program=files ;;
 	walk) program=dirwalk ;;
+	depth|depth-ext4) program=depth ;;
 	*) program= ;;	# conn-server and conn-client, both static
 	esac
 	case $job in

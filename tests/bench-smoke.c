@@ -3,7 +3,7 @@
  * Description: the benchmark programs keep working. bench-run --smoke runs
  * every workload, mode and parameter of `make bench` once with tiny
  * counts (connections, keep-alive, files and stat on tmpfs and ext4,
- * directory walk, threads)
+ * the queue-depth ways of bench/depth.c, directory walk, threads)
  * and conn-server's direct-recv-multishot, which make profile measures,
  * the descriptor-cost measurement, and the syscall-counting pass, and fails
  * if a job completes nothing or fewer operations than asked, a direct mode
@@ -46,8 +46,8 @@ int main(void)
 	 * make bench's 133 jobs (110, and files and stat on ext4: 13 and 10)
 	 * and direct-recv-multishot's 3 (smoke only)
 	 */
-	t_check(runs == 136, "136 measured runs, one per job (%d)", runs);
-	t_check(counted == 136, "136 runs with syscalls counted (%d)", counted);
+	t_check(runs == 192, "192 measured runs, one per job (%d)", runs);
+	t_check(counted == 192, "192 runs with syscalls counted (%d)", counted);
 	t_check(costs == 1, "one descriptor-cost measurement (%d)", costs);
 	return t_exit();
 }
