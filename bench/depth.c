@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "bench.h"
+#include "usage.h"
 
 #define NR_FILES	256
 #define FILE_SIZE	4096
@@ -206,14 +207,19 @@ static int lookup(const char *name, const char *const *list, int n)
 	return n;
 }
 
+static const char usage[] =
+	"usage: depth statx-name|statx-slot|open-close|rename sys|wq|ring "
+	"COUNT DEPTH [dir=DIR]\n";
+
 int main(int argc, char **argv)
 {
 	double cpu0, own0, t0, cpu, own, secs;
 	unsigned long done = 0;
 	int batches = 0;
 
+	usage_help(argc, argv, usage);
 	if (argc < 5)
-		goto usage;
+		usage_error(usage);
 	op = lookup(argv[1], op_names, NR_OPS);
 	way = lookup(argv[2], way_names, NR_WAYS);
 	count = strtoul(argv[3], NULL, 10);
@@ -222,7 +228,7 @@ int main(int argc, char **argv)
 		if (!strncmp(argv[i], "dir=", 4))
 			dir_path = argv[i] + 4;
 	if (op == NR_OPS || way == NR_WAYS || depth < 1 || depth > MAX_DEPTH)
-		goto usage;
+		usage_error(usage);
 	/* whole batches: a rename's batch moves the same names each time */
 	count = (count + depth - 1) / depth * depth;
 	make_files();
@@ -258,8 +264,4 @@ int main(int argc, char **argv)
 		batch_sys(0, depth, true);
 	io_uring_queue_exit(&ring);
 	return 0;
-usage:
-	fprintf(stderr, "usage: depth statx-name|statx-slot|open-close|rename "
-		"sys|wq|ring COUNT DEPTH [dir=DIR]\n");
-	return 2;
 }
