@@ -154,7 +154,10 @@ void http_date(time_t t, char out[HTTP_DATE_LEN]);
 #define HTTP_LOG_DATE_LEN	27
 void http_log_date(time_t t, char out[HTTP_LOG_DATE_LEN]);
 
-/* The time of an IMF-fixdate, or -1 */
+/*
+ * The time of an HTTP-date, or -1: IMF-fixdate, or the obsolete RFC 850
+ * and asctime forms, which RFC 9110 5.6.7 says a recipient must accept
+ */
 time_t http_parse_date(const char *s, size_t len);
 
 /*
