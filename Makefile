@@ -160,7 +160,7 @@ $(HARNESS): tests/host/harness/fake-test.c | deps
 # it includes the server's http.c, to check it against libc
 $(BIN)/tests/http-format $(BIN)/tests/http-content-type \
 	$(BIN)/tests/http-range $(BIN)/tests/http-accept \
-	$(BIN)/tests/http-date: httpd/http.c httpd/http.h
+	$(BIN)/tests/http-date $(BIN)/tests/http-target: httpd/http.c httpd/http.h
 
 test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs $(HARNESS)
 	tests/run.sh --kernel $(DEBUG)

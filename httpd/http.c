@@ -77,6 +77,56 @@ static int parse_line(const char *p, const char *eol, struct http_request *req)
 	return 0;
 }
 
+/*
+ * Whether @v (@n bytes) is an authority as Host and an absolute-form
+ * target carry it (RFC 9110 7.2, RFC 3986 3.2): a host name, an address
+ * or an [IP literal], and a port; no userinfo, no '/', no controls
+ */
+static bool valid_authority(const char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = v[i];
+
+		if (!isalnum(c) && !strchr("-._~%!$&'()*+,;=:[]", c))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * RFC 9112 3.2.2: a server must accept the absolute form of a target
+ * ("http://host/path"), whose authority stands for Host; the target is
+ * then its path, "/" when it has none
+ */
+static int absolute_form(struct http_request *req)
+{
+	const char *t = req->target, *end = t + req->target_len, *path;
+	size_t scheme;
+
+	if (req->target_len > 7 && !strncasecmp(t, "http://", 7))
+		scheme = 7;
+	else if (req->target_len > 8 && !strncasecmp(t, "https://", 8))
+		scheme = 8;
+	else
+		return 400;
+	for (path = t + scheme; path < end && *path != '/' && *path != '?' &&
+	     *path != '#'; path++)
+		;
+	if (path == t + scheme || !valid_authority(t + scheme,
+						   path - t - scheme))
+		return 400;
+	if (path == end || *path != '/') {
+		/* the query of a target with no path: the root has no use
+		 * for it (it is never redirected) */
+		req->target = "/";
+		req->target_len = 1;
+		return 0;
+	}
+	req->target = path;
+	req->target_len = end - path;
+	return 0;
+}
+
 static int parse_header(const char *p, const char *eol,
 			struct http_request *req, int *conn)
 {
@@ -96,7 +146,7 @@ static int parse_header(const char *p, const char *eol,
 
 #define IS(h) (name == sizeof(h) - 1 && !strncasecmp(p, h, name))
 	if (IS("Host")) {
-		if (req->has_host)
+		if (req->has_host || !valid_authority(v, n))
 			return 400;
 		req->has_host = true;
 	} else if (IS("Connection")) {
@@ -156,6 +206,8 @@ int http_parse(const char *buf, size_t len, struct http_request *req)
 		       (end - p > HTTP_TARGET_MAX + 16 ? 414 : 431) : 1;
 	}
 	ret = parse_line(p, eol, req);
+	if (!ret && req->target[0] != '/' && req->method != HTTP_OTHER)
+		ret = absolute_form(req);
 	if (ret)
 		return ret;
 	for (p = eol + 2;; p = eol + 2) {
