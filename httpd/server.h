@@ -42,7 +42,8 @@
  * log), serve.c (the event loop and the phases of a connection),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
  * listing.c (directory listings), log.c (the access log), cache.c (the
- * open-file cache), http.c (parsing, paths, dates, escaping).
+ * open-file cache), linger.c (closing while the client sends), http.c
+ * (parsing, paths, dates, escaping).
  */
 #ifndef NOFD_HTTPD_H
 #define NOFD_HTTPD_H
@@ -139,12 +140,12 @@ enum op {
 	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
-	OP_CANCEL_RECV, OP_LISTENER,
+	OP_CANCEL_RECV, OP_LISTENER, OP_SHUTDOWN,
 };
 
 enum phase {
 	PH_FREE, PH_RECV, PH_OPEN, PH_VARIANT, PH_INDEX, PH_DENTS, PH_INSTALL,
-	PH_PIPE, PH_SEND, PH_CLOSE,
+	PH_PIPE, PH_SEND, PH_LINGER, PH_CLOSE,
 };
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
@@ -263,6 +264,7 @@ struct conn {
 	uint64_t head_start;		/* ms, first byte of this request */
 	int recv_res;
 	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
+	size_t drained;			/* linger.c: bytes read and dropped */
 	struct request rq;
 	/* the request's target, decoded, and (stock) its path/index.html */
 	char path[HTTP_TARGET_MAX + 16];
@@ -417,6 +419,12 @@ void share_listener(struct worker *w);
 
 /* serve.c */
 void serve(struct worker *w);
+void conn_close(struct worker *w, struct conn *c);
+void recv_drop(struct worker *w, struct conn *c);
+
+/* linger.c */
+void conn_end(struct worker *w, struct conn *c);
+void on_linger(struct worker *w, struct conn *c);
 
 /* respond.c */
 void send_out(struct worker *w, struct conn *c, const char *body, size_t len);
