@@ -70,9 +70,6 @@
 #define SENDFILE_PART	(1 << 20)
 #define OUT_MAX		2048	/* response head, error bodies */
 #define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
-/* a listing's HTML: the body before the GETDENTS buffer, less the room
- * its closing tags take */
-#define LIST_MAX	(CHUNK - DENTS_MAX - 64)
 #define LOG_MAX		65536	/* access log lines waiting for a WRITE */
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
 /*
@@ -109,6 +106,7 @@ struct options {
 	unsigned int cache_valid_ms;
 	bool stock;			/* as if without the nofd series */
 	bool precompressed;		/* FILE.br, FILE.gz for FILE */
+	bool list_dotfiles;		/* list names that start with '.' */
 };
 
 extern struct options opt;
@@ -231,6 +229,18 @@ struct variant {
 	const char *coding;		/* its Content-Encoding */
 };
 
+/*
+ * A directory listing being gathered in the body buffer (listing.c): @n
+ * names in @used bytes of records, making @html bytes of entries, of
+ * @total seen; once @cut, only names up to @last are taken
+ */
+struct listing {
+	unsigned int n, total;
+	size_t used, html, head;
+	bool cut;
+	char last[256];
+};
+
 /* A connection: its socket's slot, its buffers, and the request in hand. */
 struct conn {
 	enum phase phase;
@@ -272,7 +282,7 @@ struct conn {
 	char *out;			/* head (and small bodies) */
 	size_t out_len;
 	char *body;			/* CHUNK bytes, registered for READ */
-	size_t body_len;		/* listing bytes in body */
+	struct listing list;		/* a listing being made (listing.c) */
 	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
 	bool pipe_sized;		/* PIPE was asked for a size */
 	int pipe_fd;			/* pipe_wr installed, for its size */
