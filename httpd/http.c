@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * http.c: request parsing and the path, date, type and escaping helpers of
- * nofd-httpd (http.h). Nothing here allocates or does I/O.
+ * http.c: request parsing and the path, date and escaping helpers of
+ * nofd-httpd (http.h; content types are mime.c's). Nothing here allocates
+ * or does I/O.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -334,52 +335,6 @@ const char *http_reason(int status)
 	case 505: return "HTTP Version Not Supported";
 	default: return "Unknown";
 	}
-}
-
-const char *http_content_type(const char *path)
-{
-	/*
-	 * nginx's mime.types, JavaScript as RFC 9239 has it, and the charset
-	 * on the types nginx's charset_types marks
-	 */
-	static const struct { const char *ext, *type; } types[] = {
-		{ "html", "text/html; charset=utf-8" },
-		{ "htm", "text/html; charset=utf-8" },
-		{ "txt", "text/plain; charset=utf-8" },
-		{ "css", "text/css" },
-		{ "js", "text/javascript; charset=utf-8" },
-		{ "mjs", "text/javascript; charset=utf-8" },
-		{ "json", "application/json" },
-		{ "xml", "text/xml; charset=utf-8" },
-		{ "csv", "text/csv" },
-		{ "svg", "image/svg+xml" },
-		{ "png", "image/png" },
-		{ "jpg", "image/jpeg" },
-		{ "jpeg", "image/jpeg" },
-		{ "gif", "image/gif" },
-		{ "webp", "image/webp" },
-		{ "avif", "image/avif" },
-		{ "ico", "image/x-icon" },
-		{ "woff2", "font/woff2" },
-		{ "woff", "font/woff" },
-		{ "wasm", "application/wasm" },
-		{ "pdf", "application/pdf" },
-		{ "mp4", "video/mp4" },
-		{ "webm", "video/webm" },
-	};
-	const char *name = strrchr(path, '/');
-	const char *dot;
-
-	name = name ? name + 1 : path;
-	dot = strrchr(name, '.');
-	if (dot == name)	/* ".html": a name, not an extension */
-		dot = NULL;
-
-	if (dot)
-		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-			if (!strcasecmp(dot + 1, types[i].ext))
-				return types[i].type;
-	return "application/octet-stream";
 }
 
 size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size)
