@@ -153,7 +153,9 @@ static void list_add(struct conn *c, const char *name, bool dir)
 	c->list.total++;
 	if (c->list.cut && strcmp(name, c->list.last) > 0)
 		return;
-	if (!fits(c, rec, html)) {
+	while (!fits(c, rec, html)) {
+		if (c->list.n < 2)	/* a name never takes a page */
+			return;
 		list_cut(c);
 		if (strcmp(name, c->list.last) > 0)
 			return;
