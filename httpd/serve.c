@@ -166,7 +166,6 @@ static void arm_recv(struct worker *w, struct conn *c);
 static void recv_end(struct worker *w, struct conn *c);
 static void conn_start(struct worker *w, struct conn *c);
 static void cancel_accept(struct worker *w);
-static void request_done(struct worker *w, struct conn *c);
 
 void conn_close(struct worker *w, struct conn *c)
 {
