@@ -161,8 +161,8 @@ $(BIN)/%: demo/%.c $(HDRS) | deps
 
 # --wrap: the server counts the heap allocations it makes after start-up
 HTTPD_SRCS := httpd/nofd-httpd.c httpd/options.c httpd/setup.c httpd/serve.c \
-	httpd/respond.c httpd/log.c httpd/listing.c httpd/cache.c \
-	httpd/http.c
+	httpd/respond.c httpd/log.c httpd/listing.c httpd/cache.c httpd/linger.c \
+	httpd/mime.c httpd/http.c
 $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ihttpd $(LDFLAGS) \
@@ -190,7 +190,9 @@ $(HARNESS): tests/host/harness/fake-test.c | deps
 
 # it includes the server's http.c, to check it against libc
 $(BIN)/tests/http-format $(BIN)/tests/http-content-type \
-	$(BIN)/tests/http-range $(BIN)/tests/http-accept: httpd/http.c httpd/http.h
+	$(BIN)/tests/http-range $(BIN)/tests/http-accept \
+	$(BIN)/tests/http-date $(BIN)/tests/http-target: httpd/http.c httpd/http.h
+$(BIN)/tests/http-content-type: httpd/mime.c
 
 test: kernel-debug initramfs $(HOST) $(PLUGIN) $(B)/debs $(HARNESS)
 	tests/run.sh --kernel $(DEBUG)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * http.c: request parsing and the path, date, type and escaping helpers of
- * nofd-httpd (http.h). Nothing here allocates or does I/O.
+ * http.c: request parsing and the path, date and escaping helpers of
+ * nofd-httpd (http.h; content types are mime.c's). Nothing here allocates
+ * or does I/O.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -77,6 +78,56 @@ static int parse_line(const char *p, const char *eol, struct http_request *req)
 	return 0;
 }
 
+/*
+ * Whether @v (@n bytes) is an authority as Host and an absolute-form
+ * target carry it (RFC 9110 7.2, RFC 3986 3.2): a host name, an address
+ * or an [IP literal], and a port; no userinfo, no '/', no controls
+ */
+static bool valid_authority(const char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = v[i];
+
+		if (!isalnum(c) && !strchr("-._~%!$&'()*+,;=:[]", c))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * RFC 9112 3.2.2: a server must accept the absolute form of a target
+ * ("http://host/path"), whose authority stands for Host; the target is
+ * then its path, "/" when it has none
+ */
+static int absolute_form(struct http_request *req)
+{
+	const char *t = req->target, *end = t + req->target_len, *path;
+	size_t scheme;
+
+	if (req->target_len > 7 && !strncasecmp(t, "http://", 7))
+		scheme = 7;
+	else if (req->target_len > 8 && !strncasecmp(t, "https://", 8))
+		scheme = 8;
+	else
+		return 400;
+	for (path = t + scheme; path < end && *path != '/' && *path != '?' &&
+	     *path != '#'; path++)
+		;
+	if (path == t + scheme || !valid_authority(t + scheme,
+						   path - t - scheme))
+		return 400;
+	if (path == end || *path != '/') {
+		/* the query of a target with no path: the root has no use
+		 * for it (it is never redirected) */
+		req->target = "/";
+		req->target_len = 1;
+		return 0;
+	}
+	req->target = path;
+	req->target_len = end - path;
+	return 0;
+}
+
 static int parse_header(const char *p, const char *eol,
 			struct http_request *req, int *conn)
 {
@@ -96,7 +147,7 @@ static int parse_header(const char *p, const char *eol,
 
 #define IS(h) (name == sizeof(h) - 1 && !strncasecmp(p, h, name))
 	if (IS("Host")) {
-		if (req->has_host)
+		if (req->has_host || !valid_authority(v, n))
 			return 400;
 		req->has_host = true;
 	} else if (IS("Connection")) {
@@ -156,6 +207,8 @@ int http_parse(const char *buf, size_t len, struct http_request *req)
 		       (end - p > HTTP_TARGET_MAX + 16 ? 414 : 431) : 1;
 	}
 	ret = parse_line(p, eol, req);
+	if (!ret && req->target[0] != '/' && req->method != HTTP_OTHER)
+		ret = absolute_form(req);
 	if (ret)
 		return ret;
 	for (p = eol + 2;; p = eol + 2) {
@@ -282,52 +335,6 @@ const char *http_reason(int status)
 	case 505: return "HTTP Version Not Supported";
 	default: return "Unknown";
 	}
-}
-
-const char *http_content_type(const char *path)
-{
-	/*
-	 * nginx's mime.types, JavaScript as RFC 9239 has it, and the charset
-	 * on the types nginx's charset_types marks
-	 */
-	static const struct { const char *ext, *type; } types[] = {
-		{ "html", "text/html; charset=utf-8" },
-		{ "htm", "text/html; charset=utf-8" },
-		{ "txt", "text/plain; charset=utf-8" },
-		{ "css", "text/css" },
-		{ "js", "text/javascript; charset=utf-8" },
-		{ "mjs", "text/javascript; charset=utf-8" },
-		{ "json", "application/json" },
-		{ "xml", "text/xml; charset=utf-8" },
-		{ "csv", "text/csv" },
-		{ "svg", "image/svg+xml" },
-		{ "png", "image/png" },
-		{ "jpg", "image/jpeg" },
-		{ "jpeg", "image/jpeg" },
-		{ "gif", "image/gif" },
-		{ "webp", "image/webp" },
-		{ "avif", "image/avif" },
-		{ "ico", "image/x-icon" },
-		{ "woff2", "font/woff2" },
-		{ "woff", "font/woff" },
-		{ "wasm", "application/wasm" },
-		{ "pdf", "application/pdf" },
-		{ "mp4", "video/mp4" },
-		{ "webm", "video/webm" },
-	};
-	const char *name = strrchr(path, '/');
-	const char *dot;
-
-	name = name ? name + 1 : path;
-	dot = strrchr(name, '.');
-	if (dot == name)	/* ".html": a name, not an extension */
-		dot = NULL;
-
-	if (dot)
-		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-			if (!strcasecmp(dot + 1, types[i].ext))
-				return types[i].type;
-	return "application/octet-stream";
 }
 
 size_t http_etag(char out[HTTP_ETAG_MAX], time_t mtime, uint64_t size)
@@ -607,20 +614,151 @@ void http_log_date(time_t t, char out[HTTP_LOG_DATE_LEN])
 	memcpy(put_date(out, &c, '/', ':'), " +0000", 7);
 }
 
+/* Days from 1970-01-01 to @y-@m-@d (@m 0-11), any year */
+static long days_from_civil(long y, int m, int d)
+{
+	long era, yoe, doy;
+
+	if (m < 2)
+		y--;
+	era = floor_div(y, 400);
+	yoe = y - era * 400;
+	doy = (153 * (m < 2 ? m + 10 : m - 2) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static bool leap(long y)
+{
+	return (y % 4 == 0 && y % 100) || y % 400 == 0;
+}
+
+/* A date's parts, as the three forms write them */
+struct date_scan {
+	const char *p, *end;
+};
+
+static bool scan_lit(struct date_scan *d, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(d->end - d->p) < n || memcmp(d->p, lit, n))
+		return false;
+	d->p += n;
+	return true;
+}
+
+/* Exactly @digits digits (a leading space for one of asctime's days) */
+static bool scan_num(struct date_scan *d, int digits, long *v)
+{
+	*v = 0;
+	if (d->end - d->p < digits)
+		return false;
+	for (int i = 0; i < digits; i++, d->p++) {
+		if (*d->p == ' ' && !i && digits == 2)
+			continue;
+		if (!isdigit((unsigned char)*d->p))
+			return false;
+		*v = *v * 10 + (*d->p - '0');
+	}
+	return true;
+}
+
+static bool scan_month(struct date_scan *d, int *month)
+{
+	for (*month = 0; *month < 12; (*month)++)
+		if (scan_lit(d, month_name[*month]))
+			return true;
+	return false;
+}
+
+/* "HH:MM:SS" */
+static bool scan_time(struct date_scan *d, long *h, long *m, long *s)
+{
+	return scan_num(d, 2, h) && scan_lit(d, ":") && scan_num(d, 2, m) &&
+	       scan_lit(d, ":") && scan_num(d, 2, s);
+}
+
+/* A day name, short or (RFC 850) long: not checked against the date */
+static bool scan_wday(struct date_scan *d, bool *long_name)
+{
+	static const char *const names[7] = {
+		"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday",
+		"Friday", "Saturday",
+	};
+
+	for (int i = 0; i < 7; i++) {
+		if (scan_lit(d, names[i])) {
+			*long_name = true;
+			return true;
+		}
+		if (d->end - d->p >= 3 && !memcmp(d->p, names[i], 3)) {
+			d->p += 3;
+			*long_name = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The time of an HTTP-date in any of RFC 9110 5.6.7's three forms, which
+ * a recipient must all accept: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37
+ * GMT"), RFC 850 ("Sunday, 06-Nov-94 08:49:37 GMT", a two-digit year
+ * more than 50 years after @now's being a past one) and asctime ("Sun
+ * Nov  6 08:49:37 1994"); or -1
+ */
+static time_t parse_date_at(const char *s, size_t len, time_t now)
+{
+	static const int mdays[12] = {
+		31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31,
+	};
+	struct date_scan d = { s, s + len };
+	long year, day, h, m, sec;
+	bool long_name;
+	int month;
+
+	if (!scan_wday(&d, &long_name))
+		return -1;
+	if (long_name) {				/* RFC 850 */
+		long this_year = civil_time(now).year;
+
+		if (!scan_lit(&d, ", ") || !scan_num(&d, 2, &day) ||
+		    !scan_lit(&d, "-") || !scan_month(&d, &month) ||
+		    !scan_lit(&d, "-") || !scan_num(&d, 2, &year) ||
+		    !scan_lit(&d, " ") || !scan_time(&d, &h, &m, &sec) ||
+		    !scan_lit(&d, " GMT"))
+			return -1;
+		/* the year of those digits nearest to now, at most 50
+		 * years ahead */
+		year += floor_div(this_year, 100) * 100;
+		if (year < this_year - 50)
+			year += 100;
+		if (year > this_year + 50)
+			year -= 100;
+	} else if (scan_lit(&d, ", ")) {		/* IMF-fixdate */
+		if (!scan_num(&d, 2, &day) || !scan_lit(&d, " ") ||
+		    !scan_month(&d, &month) || !scan_lit(&d, " ") ||
+		    !scan_num(&d, 4, &year) || !scan_lit(&d, " ") ||
+		    !scan_time(&d, &h, &m, &sec) || !scan_lit(&d, " GMT"))
+			return -1;
+	} else {					/* asctime */
+		if (!scan_lit(&d, " ") || !scan_month(&d, &month) ||
+		    !scan_lit(&d, " ") || !scan_num(&d, 2, &day) ||
+		    !scan_lit(&d, " ") || !scan_time(&d, &h, &m, &sec) ||
+		    !scan_lit(&d, " ") || !scan_num(&d, 4, &year))
+			return -1;
+	}
+	if (d.p != d.end || day < 1 || day > mdays[month] ||
+	    (month == 1 && day == 29 && !leap(year)) || h > 23 || m > 59 ||
+	    sec > 60)
+		return -1;
+	return days_from_civil(year, month, day) * 86400 + h * 3600 +
+	       m * 60 + (sec == 60 ? 59 : sec);
+}
+
 time_t http_parse_date(const char *s, size_t len)
 {
-	char buf[64];
-	struct tm tm = { 0 };
-	const char *end;
-
-	if (len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	end = strptime(buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-	if (!end || *end)
-		return -1;
-	return timegm(&tm);
+	return parse_date_at(s, len, time(NULL));
 }
 
 static bool put(char *out, size_t size, size_t *pos, const char *s, size_t n)

@@ -2,8 +2,8 @@
 /*
  * http.h: the HTTP/1.1 side of nofd-httpd, with no I/O in it: parsing a
  * request head, turning its target into a path beneath the document root,
- * dates, content types, escaping. Each function works on caller buffers
- * and allocates nothing.
+ * dates, content types (mime.c), escaping. Each function works on caller
+ * buffers and allocates nothing, but for http_types_load() at start-up.
  */
 #ifndef NOFD_HTTP_H
 #define NOFD_HTTP_H
@@ -67,8 +67,18 @@ int http_path(const char *target, size_t len, char *out, size_t size,
 /* The reason phrase of @status ("Not Found") */
 const char *http_reason(int status);
 
-/* Content-Type for @path by its extension */
+/*
+ * Content-Type for @path by its extension (mime.c): what --types gave,
+ * else nginx's default mime.types, else application/octet-stream
+ */
 const char *http_content_type(const char *path);
+
+/*
+ * Add the types of @file (/etc/mime.types' form or nginx's "types {}"),
+ * at start-up: they override the built-in ones, and a later entry for an
+ * extension an earlier one. 0, or -1 with what is wrong in @err.
+ */
+int http_types_load(const char *file, char *err, size_t size);
 
 /*
  * The entity tag of a file, as nginx makes it: its mtime's seconds and its
@@ -154,7 +164,10 @@ void http_date(time_t t, char out[HTTP_DATE_LEN]);
 #define HTTP_LOG_DATE_LEN	27
 void http_log_date(time_t t, char out[HTTP_LOG_DATE_LEN]);
 
-/* The time of an IMF-fixdate, or -1 */
+/*
+ * The time of an HTTP-date, or -1: IMF-fixdate, or the obsolete RFC 850
+ * and asctime forms, which RFC 9110 5.6.7 says a recipient must accept
+ */
 time_t http_parse_date(const char *s, size_t len);
 
 /*

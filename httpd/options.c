@@ -62,6 +62,14 @@ static void usage(FILE *f, int status)
 "      --precompressed    serve FILE.br or FILE.gz, when it is there and the\n"
 "                         request's Accept-Encoding takes it, for FILE, as\n"
 "                         nginx's gzip_static (off by default, as there)\n"
+"      --list-dotfiles    list names that start with '.' in directory\n"
+"                         listings (they are served when asked for by name\n"
+"                         either way, as nginx does)\n"
+"      --types FILE       content types to add to nginx's default\n"
+"                         mime.types (built in) or override, from FILE in\n"
+"                         /etc/mime.types' form (\"type ext ...\" lines) or\n"
+"                         nginx's (\"types { type ext ...; }\"); may be given\n"
+"                         again\n"
 "      --file-cache N     files each thread keeps open in its table, with\n"
 "                         their size and mtime, to answer requests for them\n"
 "                         without opening them (default 256; 0: none)\n"
@@ -131,6 +139,7 @@ void parse_options(int argc, char **argv)
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
 		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP,
+		O_DOTFILES, O_TYPES,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -152,10 +161,13 @@ void parse_options(int argc, char **argv)
 		{ "no-defer", no_argument, NULL, O_NODEFER },
 		{ "stock", no_argument, NULL, O_STOCK },
 		{ "precompressed", no_argument, NULL, O_PRECOMP },
+		{ "list-dotfiles", no_argument, NULL, O_DOTFILES },
+		{ "types", required_argument, NULL, O_TYPES },
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	char err[512];
 	int ch;
 
 	opt.threads = sysconf(_SC_NPROCESSORS_ONLN);
@@ -208,6 +220,11 @@ void parse_options(int argc, char **argv)
 		case O_NODEFER: opt.defer = false; break;
 		case O_STOCK: opt.stock = true; break;
 		case O_PRECOMP: opt.precompressed = true; break;
+		case O_DOTFILES: opt.list_dotfiles = true; break;
+		case O_TYPES:
+			if (http_types_load(optarg, err, sizeof(err)))
+				bad("--types %s", err);
+			break;
 		case O_STATS: opt.stats = true; break;
 		case 'h': usage(stdout, 0); break;
 		default:	/* getopt_long() said which */

@@ -108,9 +108,33 @@ void respond_and_close(struct worker *w, struct conn *c, int status)
 	respond_error(w, c, status);
 }
 
+/*
+ * The target's query ("?a=1"), as sent, after a redirect's path: bytes a
+ * header may not carry percent-encoded, cut where it does not fit
+ */
+static void put_query(char *out, size_t size, size_t *pos,
+		      const struct http_request *hr)
+{
+	const char *q = memchr(hr->target, '?', hr->target_len);
+	const char *end = hr->target + hr->target_len;
+
+	for (; q && q < end && *q != '#'; q++) {
+		unsigned char ch = *q;
+		size_t n = ch > ' ' && ch < 0x7f ? 1 : 3;
+
+		if (*pos + n >= size)
+			break;
+		if (n == 1)
+			out[(*pos)++] = ch;
+		else
+			*pos += snprintf(out + *pos, 4, "%%%02X", ch);
+	}
+}
+
 void respond_redirect(struct worker *w, struct conn *c)
 {
-	char loc[sizeof(c->path) * 3 + 32] = "Location: /";
+	char loc[sizeof(c->path) * 3 + HTTP_TARGET_MAX * 3 + 32] =
+		"Location: /";
 	size_t pos = strlen(loc);
 	char *seg = c->path;
 
@@ -129,6 +153,7 @@ void respond_redirect(struct worker *w, struct conn *c)
 		*slash = save;
 		seg = slash + 1;
 	}
+	put_query(loc, sizeof(loc) - 3, &pos, &c->rq.hr);
 	memcpy(loc + pos, "\r\n", 3);
 	write_head(w, c, 301, "text/html", 0, loc);
 	send_out(w, c, NULL, 0);

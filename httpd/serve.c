@@ -28,8 +28,8 @@ static void sweep_deadlines(struct worker *w)
 	for (unsigned int i = 0; i < w->nconn; i++) {
 		struct conn *c = &w->conns[i];
 
-		if ((c->phase != PH_RECV && c->phase != PH_SEND) ||
-		    w->now_ms < c->deadline_ms)
+		if ((c->phase != PH_RECV && c->phase != PH_SEND &&
+		     c->phase != PH_LINGER) || w->now_ms < c->deadline_ms)
 			continue;
 		c->deadline_ms = UINT64_MAX;	/* one cancel */
 		c->timed_out = true;
@@ -49,8 +49,6 @@ static void arm_tick(struct worker *w)
 }
 
 /* ---- the multishot RECV ---- */
-
-static void conn_close(struct worker *w, struct conn *c);
 
 static char *rbuf(struct worker *w, int bid)
 {
@@ -122,7 +120,7 @@ static void recv_hold(struct worker *w, struct conn *c, int bid,
 }
 
 /* The connection closes: what it held goes back to the ring */
-static void recv_drop(struct worker *w, struct conn *c)
+void recv_drop(struct worker *w, struct conn *c)
 {
 	while (c->held_first >= 0) {
 		int bid = c->held_first;
@@ -168,9 +166,8 @@ static void arm_recv(struct worker *w, struct conn *c);
 static void recv_end(struct worker *w, struct conn *c);
 static void conn_start(struct worker *w, struct conn *c);
 static void cancel_accept(struct worker *w);
-static void request_done(struct worker *w, struct conn *c);
 
-static void conn_close(struct worker *w, struct conn *c)
+void conn_close(struct worker *w, struct conn *c)
 {
 	c->phase = PH_CLOSE;
 	if (c->rq.file_open)
@@ -597,8 +594,8 @@ static void on_open(struct worker *w, struct conn *c)
 		close_slot(w, c, other_slot(c));
 		c->rq.other_open = false;
 	}
-	if (mode != S_IFREG) {
-		respond_error(w, c, 403);
+	if (mode != S_IFREG || (c->rq.dir_slash && !index)) {
+		respond_error(w, c, mode != S_IFREG ? 403 : 404);
 		return;
 	}
 	if (!index) {
@@ -623,7 +620,7 @@ static void request_done(struct worker *w, struct conn *c)
 		close_slot(w, c, other_slot(c));
 	c->rq.file_open = c->rq.other_open = false;
 	if (c->rq.failed || !c->keepalive || !c->head_len) {
-		conn_close(w, c);
+		conn_end(w, c);
 		return;
 	}
 	/* kept alive after a request: the multishot RECV from now on */
@@ -671,6 +668,9 @@ static void advance(struct worker *w, struct conn *c)
 		break;
 	case PH_SEND:
 		on_sent(w, c);
+		break;
+	case PH_LINGER:
+		on_linger(w, c);
 		break;
 	case PH_CLOSE:
 		/* and the multishot RECV's last CQE (on_recv_multishot()) */

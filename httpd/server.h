@@ -42,7 +42,8 @@
  * log), serve.c (the event loop and the phases of a connection),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
  * listing.c (directory listings), log.c (the access log), cache.c (the
- * open-file cache), http.c (parsing, paths, dates, escaping).
+ * open-file cache), linger.c (closing while the client sends), http.c
+ * (parsing, paths, dates, escaping).
  */
 #ifndef NOFD_HTTPD_H
 #define NOFD_HTTPD_H
@@ -69,9 +70,6 @@
 #define SENDFILE_PART	(1 << 20)
 #define OUT_MAX		2048	/* response head, error bodies */
 #define DENTS_MAX	8192	/* GETDENTS buffer, at the end of the body */
-/* a listing's HTML: the body before the GETDENTS buffer, less the room
- * its closing tags take */
-#define LIST_MAX	(CHUNK - DENTS_MAX - 64)
 #define LOG_MAX		65536	/* access log lines waiting for a WRITE */
 #define SPARE_CONNS	16	/* slots beyond the limit, to answer 503 */
 /*
@@ -108,6 +106,7 @@ struct options {
 	unsigned int cache_valid_ms;
 	bool stock;			/* as if without the nofd series */
 	bool precompressed;		/* FILE.br, FILE.gz for FILE */
+	bool list_dotfiles;		/* list names that start with '.' */
 };
 
 extern struct options opt;
@@ -139,12 +138,12 @@ enum op {
 	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
-	OP_CANCEL_RECV, OP_LISTENER,
+	OP_CANCEL_RECV, OP_LISTENER, OP_SHUTDOWN,
 };
 
 enum phase {
 	PH_FREE, PH_RECV, PH_OPEN, PH_VARIANT, PH_INDEX, PH_DENTS, PH_INSTALL,
-	PH_PIPE, PH_SEND, PH_CLOSE,
+	PH_PIPE, PH_SEND, PH_LINGER, PH_CLOSE,
 };
 
 #define NO_CONN		0xffffffffu	/* user_data of no connection's SQE */
@@ -230,6 +229,18 @@ struct variant {
 	const char *coding;		/* its Content-Encoding */
 };
 
+/*
+ * A directory listing being gathered in the body buffer (listing.c): @n
+ * names in @used bytes of records, making @html bytes of entries, of
+ * @total seen; once @cut, only names up to @last are taken
+ */
+struct listing {
+	unsigned int n, total;
+	size_t used, html, head;
+	bool cut;
+	char last[256];
+};
+
 /* A connection: its socket's slot, its buffers, and the request in hand. */
 struct conn {
 	enum phase phase;
@@ -263,6 +274,7 @@ struct conn {
 	uint64_t head_start;		/* ms, first byte of this request */
 	int recv_res;
 	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
+	size_t drained;			/* linger.c: bytes read and dropped */
 	struct request rq;
 	/* the request's target, decoded, and (stock) its path/index.html */
 	char path[HTTP_TARGET_MAX + 16];
@@ -270,7 +282,7 @@ struct conn {
 	char *out;			/* head (and small bodies) */
 	size_t out_len;
 	char *body;			/* CHUNK bytes, registered for READ */
-	size_t body_len;		/* listing bytes in body */
+	struct listing list;		/* a listing being made (listing.c) */
 	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
 	bool pipe_sized;		/* PIPE was asked for a size */
 	int pipe_fd;			/* pipe_wr installed, for its size */
@@ -417,6 +429,12 @@ void share_listener(struct worker *w);
 
 /* serve.c */
 void serve(struct worker *w);
+void conn_close(struct worker *w, struct conn *c);
+void recv_drop(struct worker *w, struct conn *c);
+
+/* linger.c */
+void conn_end(struct worker *w, struct conn *c);
+void on_linger(struct worker *w, struct conn *c);
 
 /* respond.c */
 void send_out(struct worker *w, struct conn *c, const char *body, size_t len);

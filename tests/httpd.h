@@ -19,6 +19,8 @@
 #include "test.h"
 
 #define HTTPD_BIN "/bin/nofd-httpd"
+/* Set by a host check (tests/host/httpd-native.sh): the server to run */
+#define HTTPD_BIN_ENV "NOFD_HTTPD_BIN"
 /* Set by tests/httpd-stock: every server the tests start runs --stock */
 #define HTTPD_STOCK_ENV "NOFD_HTTPD_STOCK"
 
@@ -39,6 +41,11 @@ static inline void t_write_file(const char *path, const void *data,
 	close(fd);
 }
 
+static inline const char *httpd_bin(void)
+{
+	return getenv(HTTPD_BIN_ENV) ? getenv(HTTPD_BIN_ENV) : HTTPD_BIN;
+}
+
 static inline bool httpd_stock(void)
 {
 	return getenv(HTTPD_STOCK_ENV) != NULL;
@@ -56,7 +63,7 @@ static inline void httpd_start_limited(struct httpd *h, const char *root,
 				       const char *const *argv, uid_t uid,
 				       rlim_t memlock)
 {
-	const char *args[32] = { HTTPD_BIN, "--port", "0", "--addr",
+	const char *args[32] = { httpd_bin(), "--port", "0", "--addr",
 				 "127.0.0.1", "--root", root, "--stock" };
 	int n = httpd_stock() ? 8 : 7, p[2];
 	char line[256];
@@ -78,7 +85,7 @@ static inline void httpd_start_limited(struct httpd *h, const char *root,
 		    (setrlimit(RLIMIT_MEMLOCK, &all) || setgroups(0, NULL) ||
 		     setgid(uid) || setuid(uid)))
 			_exit(126);
-		execv(HTTPD_BIN, (char **)args);
+		execv(httpd_bin(), (char **)args);
 		_exit(127);
 	}
 	close(p[1]);

@@ -1,0 +1,52 @@
+#!/bin/bash
+# nofd-httpd's HTTP corners, listings and types natively on this host's
+# kernel (stock mode; no nofd series needed), as the guest runs them:
+# the server tests that make their site under $TMPDIR, against
+# build/bin/nofd-httpd bound to 127.0.0.1 port 0, and the http.c/mime.c
+# unit tests. Nothing is left on the host: the sites are made in a
+# directory of mktemp's, removed at the end.
+#
+#   tests/host/httpd-native.sh [KERNEL]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+units=(http-date http-target http-content-type)
+servers=(httpd-corners httpd-listing httpd-types)
+what="nofd-httpd natively: ${units[*]} ${servers[*]}"
+for t in "${units[@]}" "${servers[@]}"; do
+	[ -x "build/bin/tests/$t" ] ||
+		{ echo "$what: no build/bin/tests/$t (make all builds it)"; exit 1; }
+done
+[ -x build/bin/nofd-httpd ] ||
+	{ echo "$what: no build/bin/nofd-httpd (make all builds it)"; exit 1; }
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+# a kernel it cannot run on (before 6.11: no direct SOCKET, BIND, LISTEN)
+build/bin/nofd-httpd --port 0 --addr 127.0.0.1 --root "$dir" -n \
+	--threads 1 2>"$dir/probe" &
+pid=$!
+for _ in $(seq 50); do
+	grep -q " port " "$dir/probe" && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+started=no
+grep -q " port " "$dir/probe" && started=yes
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+if [ $started = no ]; then
+	echo "nofd-httpd does not start on this kernel ($(uname -r)): $(head -1 "$dir/probe")"
+	exit 4
+fi
+bad=
+for t in "${units[@]}" "${servers[@]}"; do
+	if ! TMPDIR=$dir NOFD_HTTPD_BIN=build/bin/nofd-httpd \
+		timeout 120 "build/bin/tests/$t" >"$dir/$t.log" 2>&1; then
+		grep -v '^ok' "$dir/$t.log" | head -20
+		bad="$bad $t"
+	fi
+done
+if [ -n "$bad" ]; then
+	echo "$what: failed:$bad"
+	exit 1
+fi
+echo "$what"
