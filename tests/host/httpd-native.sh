@@ -8,6 +8,12 @@
 #
 #   tests/host/httpd-native.sh [KERNEL]
 set -uo pipefail
+usage="usage: tests/host/httpd-native.sh [KERNEL]   (a host check of make test; KERNEL unused)"
+case ${1:-} in
+-h|--help) echo "$usage"; exit 0 ;;
+-*) echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 units=(http-date http-target http-content-type)
 servers=(httpd-corners httpd-listing httpd-types)
