@@ -30,6 +30,11 @@
  *   depth-ext4  OP statx-name, statx-slot, open-close or rename, WAY sys,
  *               wq (forced to io-wq) or ring; PARAM in flight (1, 8, 32;
  *               sys: 1); on tmpfs, or the ext4 disk; guest only
+ *   files-cold  files and stat on the ext4 disk, caches dropped after the
+ *   stat-cold   files are made: a file per operation, each once, from the
+ *               disk; PARAM 8 in flight; guest only
+ *   walk-ext4   the walk on the ext4 disk, PARAM 0 read once before (warm),
+ *               1 with the caches dropped before each walk; guest only
  *   walk        stat every entry of a tree (dirwalk.c); PARAM 0: the tree
  *               on tmpfs; with --job also 1: on the ext4 disk /dev/vda
  *               (vm/run.sh --disk), read once before it is measured
@@ -70,12 +75,13 @@
 
 
 /*
- * The walk's tree, in a directory of its own under /tmp, removed at exit:
- * WORK/tree, or for walk,MODE,1 WORK/disk/tree on the ext4 disk mounted
+ * The walk's trees, in a directory of its own under /tmp, removed at exit:
+ * WORK/tree, and for walk-ext4 (and walk,MODE,1) WORK/disk/tree on the
+ * ext4 disk mounted
  * at WORK/disk
  */
 static char work[] = "/tmp/bench-run.XXXXXX";
-static char tree[80], disk_mnt[64];
+static char tree[80], disk_tree[96], disk_mnt[64];
 static bool disk_mounted;
 
 static void remove_work(void)
@@ -277,6 +283,32 @@ static void run_conn(const struct job *j, unsigned long div, int traced,
 	}
 }
 
+/* Walk @t once, unmeasured (dirwalk sys): its blocks are cached after */
+static void warm_tree(char *t)
+{
+	char *argv[] = { (char *)prog("dirwalk"), "sys", t, NULL };
+	char line[256];
+	FILE *out;
+	pid_t pid;
+
+	pid = spawn(argv, &out);
+	while (fgets(line, sizeof(line), out))
+		;
+	fclose(out);
+	finish(pid, "dirwalk sys");
+}
+
+/* Write back, then drop the page cache, dentries and inodes: a cold disk */
+static void drop_caches(void)
+{
+	FILE *f;
+
+	sync();
+	f = fopen("/proc/sys/vm/drop_caches", "w");
+	if (!f || fputs("3\n", f) < 0 || fclose(f))
+		die("/proc/sys/vm/drop_caches", -errno);
+}
+
 /* files, stat, thfiles, walk: the program measures itself */
 static void run_prog(const struct job *j, unsigned long div, int traced,
 		     struct result *r)
@@ -289,10 +321,17 @@ static void run_prog(const struct job *j, unsigned long div, int traced,
 
 	if (traced)
 		argv[n++] = (char *)prog("syscount");
-	if (!strcmp(j->workload, "walk")) {
+	if (!strncmp(j->workload, "walk", 4)) {
+		bool ext4 = !strcmp(j->workload, "walk-ext4");
+
 		argv[n++] = (char *)prog("dirwalk");
 		argv[n++] = (char *)j->mode;
-		argv[n++] = (char *)tree;
+		argv[n++] = ext4 || j->param == 1 ? disk_tree : tree;
+		/* cold, or warm whatever ran before (a drop of files-cold) */
+		if (ext4 && j->param == 1)
+			drop_caches();
+		else if (ext4)
+			warm_tree(disk_tree);
 	} else if (!strncmp(j->workload, "depth", 5)) {
 		/* MODE is OP.WAY */
 		static char op[24];
@@ -321,10 +360,13 @@ static void run_prog(const struct job *j, unsigned long div, int traced,
 		argv[n++] = num(a[2], thread ? j->param : 1);
 		if (!strcmp(j->workload, "files-dt"))
 			argv[n++] = "dt";
-		if (strstr(j->workload, "-ext4")) {
+		if (strstr(j->workload, "-ext4") ||
+		    strstr(j->workload, "-cold")) {
 			snprintf(dir, sizeof(dir), "dir=%s/bench-files", disk());
 			argv[n++] = dir;
 		}
+		if (strstr(j->workload, "-cold"))
+			argv[n++] = "cold";
 	}
 	pid = spawn(argv, &out);
 	parse(out, r);
@@ -463,6 +505,11 @@ static void plan(void)
 		add_each("files-ext4", files, 4, depth, 3);
 		add("stat-ext4", "stat-sys", 1, 0);
 		add_each("stat-ext4", stat, 3, depth, 3);
+		/* and cold: each file once after the caches are dropped */
+		add("files-cold", "sys", 8, 0);
+		add_each("files-cold", files, 4, depth + 1, 1);
+		add("stat-cold", "stat-sys", 8, 0);
+		add_each("stat-cold", stat, 3, depth + 1, 1);
 	}
 	/*
 	 * depth: STATX, OPENAT + CLOSE and RENAMEAT by syscall, forced to
@@ -488,6 +535,12 @@ static void plan(void)
 	add("walk", "sys", 0, 0);
 	add("walk", "uring", 0, NOFD);
 	add("walk", "direct", 0, NOFD | DIRECT);
+	/* on ext4: read once before (0), and the caches dropped (1) */
+	for (int p = 0; !native && p < 2; p++) {
+		add("walk-ext4", "sys", p, 0);
+		add("walk-ext4", "uring", p, NOFD);
+		add("walk-ext4", "direct", p, NOFD | DIRECT);
+	}
 	if (job_spec) {		/* make profile: a walk of ext4 */
 		add("walk", "sys", 1, 0);
 		add("walk", "uring", 1, NOFD);
@@ -594,34 +647,27 @@ static int settled(int i)
 }
 
 /*
- * The walk workload's tree, made afresh: on tmpfs, or for walk,MODE,1 on
- * a fresh ext4 disk, written out and read once (by dirwalk sys), so that
- * the walks measured find its blocks cached, as a tree read before would.
+ * A walk's tree, made afresh: on tmpfs, or @on_disk on a fresh ext4 disk,
+ * written out and read once, so that the walks measured find its blocks
+ * cached, as a tree read before would (walk-ext4,MODE,1 drops them).
  */
 static void make_tree(int on_disk)
 {
-	char d[24], f[24];
-	char *argv[] = { (char *)prog("dirwalk"), "make", NULL,
+	char d[24], f[24], *t = on_disk ? disk_tree : tree;
+	char *argv[] = { (char *)prog("dirwalk"), "make", t,
 			 num(d, tree_dirs), num(f, tree_files), NULL };
-	char *warm[] = { (char *)prog("dirwalk"), "sys", NULL, NULL };
 	FILE *out;
 	pid_t pid;
 
 	make_work();
-	snprintf(tree, sizeof(tree), "%s/tree", on_disk ? disk() : work);
-	argv[2] = warm[2] = tree;
+	snprintf(t, on_disk ? sizeof(disk_tree) : sizeof(tree), "%s/tree",
+		 on_disk ? disk() : work);
 	pid = spawn(argv, &out);
 	fclose(out);
 	finish(pid, "dirwalk make");
 	if (on_disk) {
-		char line[256];
-
 		sync();
-		pid = spawn(warm, &out);
-		while (fgets(line, sizeof(line), out))
-			;
-		fclose(out);
-		finish(pid, "dirwalk sys");
+		warm_tree(t);
 	}
 }
 
@@ -755,8 +801,17 @@ int main(int argc, char **argv)
 	check_only();
 	if (job_spec && nr_jobs != 1)
 		die(job_spec, -ENOENT);
-	if (!job_spec || !strcmp(jobs[0].workload, "walk"))
-		make_tree(job_spec && jobs[0].param == 1);
+	/* the trees the walks need: tmpfs's, the ext4 disk's */
+	for (int i = 0, made[2] = { 0, 0 }; i < nr_jobs; i++) {
+		int on_disk = !strcmp(jobs[i].workload, "walk-ext4") ||
+			      (!strcmp(jobs[i].workload, "walk") &&
+			       jobs[i].param == 1);
+
+		if (strncmp(jobs[i].workload, "walk", 4) || made[on_disk])
+			continue;
+		make_tree(on_disk);
+		made[on_disk] = 1;
+	}
 
 	/*
 	 * Warm up: every job once, short and not reported. The first io_uring

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * files: the file workloads of the benchmark. Over 256 files of 4 KiB in
- * one directory, COUNT times per thread: open one file relative to the
- * directory, read its 4 KiB, close it (or, for the stat modes, stat it),
- * DEPTH files in flight at a time, in THREADS threads of one process with a
- * ring each.
+ * files: the file workloads of the benchmark. Over 256 files (cold: COUNT
+ * files) of 4 KiB in one directory, COUNT times per thread: open one file
+ * relative to the directory, read its 4 KiB, close it (or, for the stat
+ * modes, stat it), DEPTH files in flight at a time, in THREADS threads of
+ * one process with a ring each.
  *
- *   files MODE COUNT DEPTH THREADS [dt] [dir=DIR]
+ *   files MODE COUNT DEPTH THREADS [dt] [dir=DIR] [cold]
  *
  * MODE sys           openat(2), read(2), close(2) (DEPTH does not apply)
  *      uring         io_uring, regular fds: DEPTH OPENATs, then DEPTH
@@ -25,7 +25,10 @@
  *                    -> CLOSE direct chains (nofd: fstat of a slot)
  * "dt" sets IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
  * dir=DIR makes the files in DIR (default /tmp/bench-files, on tmpfs),
- * where they are written, so their pages are cached when measured.
+ * where they are written, so their pages are cached when measured; "cold"
+ * makes COUNT files (at least 256, one thread), writes them back and
+ * drops the caches (page cache, dentries, inodes): each file is taken
+ * once, from the disk.
  *
  * Prints "ops=N cpu=S seconds=S fdops=N nofile_limit=N wq_cpu=S": cpu is
  * the CPU time of all threads over the measured loop, wq_cpu the part of it
@@ -38,7 +41,8 @@
 
 #include "bench.h"
 
-#define NR_FILES	256
+#define NR_FILES	256	/* cached runs; cold ones make COUNT */
+#define MAX_COLD	100000
 #define FILE_SIZE	4096
 #define MAX_DEPTH	64
 
@@ -63,10 +67,23 @@ struct worker {
 
 static enum mode mode;
 static unsigned long count;
-static int depth, dir_fd, dt;
+static int depth, dir_fd, dt, cold;
 static const char *dir_path = "/tmp/bench-files";
-static char names[NR_FILES][8];
+static char (*names)[12];
+static int nr_files = NR_FILES;
 static pthread_barrier_t ready, start, done, leave;
+
+/* Write the files back, then drop what the kernel caches of them */
+static void drop_caches(void)
+{
+	int fd;
+
+	sync();
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "3\n", 2) != 2)
+		die("/proc/sys/vm/drop_caches", -errno);
+	close(fd);
+}
 
 static void make_files(void)
 {
@@ -74,12 +91,15 @@ static void make_files(void)
 
 	memset(buf, 'x', sizeof(buf));
 	mkdir(dir_path, 0755);
-	for (int i = 0; i < NR_FILES; i++) {
+	names = calloc(nr_files, sizeof(*names));
+	if (!names)
+		die("calloc", -ENOMEM);
+	for (int i = 0; i < nr_files; i++) {
 		char path[128];
 		int fd;
 
 		snprintf(names[i], sizeof(names[i]), "f%03d", i);
-		snprintf(path, sizeof(path), "%s/%.7s", dir_path, names[i]);
+		snprintf(path, sizeof(path), "%s/%.11s", dir_path, names[i]);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || write(fd, buf, FILE_SIZE) != FILE_SIZE)
 			die(path, -errno);
@@ -282,7 +302,7 @@ static void *worker_fn(void *arg)
 		int k = count - i < (unsigned long)depth ? (int)(count - i) : depth;
 
 		for (int j = 0; j < k; j++)
-			name[j] = names[(w->id * 97 + i + j) % NR_FILES];
+			name[j] = names[(w->id * 97 + i + j) % nr_files];
 		batch(w, name, k);
 		i += k;
 	}
@@ -303,7 +323,7 @@ static double own_cpu(struct worker *w, int n)
 }
 
 static const char usage[] =
-	"usage: files MODE COUNT DEPTH THREADS [dt] [dir=DIR]\n";
+	"usage: files MODE COUNT DEPTH THREADS [dt] [dir=DIR] [cold]\n";
 
 int main(int argc, char **argv)
 {
@@ -327,10 +347,19 @@ int main(int argc, char **argv)
 			dt = 1;
 		else if (!strncmp(argv[i], "dir=", 4))
 			dir_path = argv[i] + 4;
+		else if (!strcmp(argv[i], "cold"))
+			cold = 1;
 	}
 	if (depth < 1 || depth > MAX_DEPTH || threads < 1)
 		die("depth or threads", -EINVAL);
+	/* cold: a file for each operation, each read once after the drop */
+	if (cold && (threads != 1 || count > MAX_COLD))
+		die("cold: one thread, at most 100000 files", -EINVAL);
+	if (cold)
+		nr_files = count > NR_FILES ? count : NR_FILES;
 	make_files();
+	if (cold)
+		drop_caches();
 	dir_fd = open(dir_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		die(dir_path, -errno);

@@ -66,8 +66,15 @@ static const struct workload {
 	{ "stat-ext4", "Stat on ext4 (the guest's disk, cached): STATX by "
 	  "name, or open + fstat + close", "requests in flight", "file",
 	  "stat-uring" },
+	{ "files-cold", "Files on ext4, caches dropped: each file opened, "
+	  "read and closed once", "files in flight", "file", "uring" },
+	{ "stat-cold", "Stat on ext4, caches dropped: each file once",
+	  "requests in flight", "file", "stat-uring" },
 	{ "walk", "Directory walk: stat every entry of 2,000 directories",
 	  "-", "entry", "uring" },
+	{ "walk-ext4", "Directory walk on ext4 (the guest's disk): read once "
+	  "before (0), or the caches dropped before each walk (1)",
+	  "caches dropped", "entry", "uring" },
 	{ "thfiles", "Threads: files with T threads, one ring each, 8 in flight",
 	  "threads (T)", "file", "uring" },
 	{ "thconn", "Threads: connections with T server threads",

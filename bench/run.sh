@@ -82,7 +82,7 @@ status=0
 # the rows bench-run sends home (its file bench.csv) become guest.csv
 if [ $guest = 1 ]; then
 	vm/run.sh "${icount[@]}" --kernel "$kernel" --timeout 2400 \
-		--out "$out/vm" --disk 64 ${kargs:+--kernel-args "$kargs"} \
+		--out "$out/vm" --disk 256 ${kargs:+--kernel-args "$kargs"} \
 		-- /bin/bench-run "${args[@]}" |
 		vm/progress.sh bench --every 10 || status=$?
 	cp "$out/vm/files/bench.csv" "$out/guest.csv" 2>/dev/null || true

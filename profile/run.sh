@@ -76,14 +76,14 @@ else
 	name=${job//,/-}
 	initrd=$top/build/initramfs.cpio.gz
 	case ${job%%,*} in
-	files|stat|thfiles|files-dt|files-ext4|stat-ext4) program=files ;;
-	walk) program=dirwalk ;;
+	files|stat|thfiles|files-dt|files-ext4|stat-ext4|files-cold|stat-cold) program=files ;;
+	walk|walk-ext4) program=dirwalk ;;
 	depth|depth-ext4) program=depth ;;
 	*) program= ;;	# conn-server and conn-client, both static
 	esac
 	case $job in
 	walk,*,1) disk=(--disk 256) ;;	# the tree on ext4
-	*-ext4,*) disk=(--disk 256) ;;	# the files on ext4
+	*-ext4,*|*-cold,*) disk=(--disk 256) ;;	# the files on ext4
 	esac
 fi
 out=${out:-$top/build/profile/$name}
