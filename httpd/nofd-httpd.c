@@ -104,9 +104,6 @@ static void announce(struct worker *w)
 	if (opt.recv == RECV_MULTISHOT && !w->rbr)
 		fprintf(stderr, "nofd-httpd: no buffer rings: a RECV per "
 			"request, not one multishot RECV per connection\n");
-	if (!kc.getsockname && opt.log)
-		fprintf(stderr, "nofd-httpd: no GETSOCKNAME of a slot: no "
-			"peer addresses in the access log\n");
 	fflush(stderr);
 	fflush(stdout);
 	__atomic_store_n(&started, true, __ATOMIC_RELAXED);

@@ -210,8 +210,9 @@ static void cancel_accept(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
 
-	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN),
-			       IORING_ASYNC_CANCEL_ALL);
+	/* the only requests on the listener's slot */
+	io_uring_prep_cancel_fd(sqe, SLOT_LISTEN, IORING_ASYNC_CANCEL_ALL |
+				IORING_ASYNC_CANCEL_FD_FIXED);
 }
 
 /* ACCEPTs up to ACCEPT_DEPTH, each with a connection slot free for it */
@@ -219,10 +220,18 @@ static void arm_accept(struct worker *w)
 {
 	while (w->listening && !w->stopping && w->accepts < ACCEPT_DEPTH &&
 	       w->active + w->accepts < w->nconn) {
-		struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_ACCEPT);
+		struct accept_addr *a = w->accept_addr;
+		struct io_uring_sqe *sqe;
 
-		io_uring_prep_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0,
-					    IORING_FILE_INDEX_ALLOC);
+		while (a->busy)		/* one is free: accepts < ACCEPT_DEPTH */
+			a++;
+		a->busy = true;
+		a->len = sizeof(a->sa);
+		/* the peer's address, for the log, from the ACCEPT itself */
+		sqe = sqe_raw(w, ud(OP_ACCEPT, a - w->accept_addr));
+		io_uring_prep_accept_direct(sqe, SLOT_LISTEN,
+					    (struct sockaddr *)&a->sa, &a->len,
+					    0, IORING_FILE_INDEX_ALLOC);
 		sqe->flags |= IOSQE_FIXED_FILE;
 		/* wait for a connection before trying: a try that finds
 		 * none makes and frees a socket (6.10 on; -EINVAL before) */
@@ -682,11 +691,13 @@ static void advance(struct worker *w, struct conn *c)
 	}
 }
 
-static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
+static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
+		      struct accept_addr *a)
 {
 	struct conn *c;
 
 	w->accepts--;
+	a->busy = false;
 	if (cqe->res == -EINVAL && !w->accept_try_first) {
 		w->accept_try_first = true;	/* no POLL_FIRST here */
 		arm_accept(w);
@@ -701,6 +712,8 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 		return;
 	}
 	c = &w->conns[cqe->res - SLOT_CONN];
+	c->peer = a->sa;
+	c->peer_len = a->len;
 	w->accepted++;
 	w->active++;
 	arm_accept(w);
@@ -719,8 +732,6 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 /* A connection accepted into @c's slot: read its first request. */
 static void conn_start(struct worker *w, struct conn *c)
 {
-	struct io_uring_sqe *sqe;
-
 	c->phase = PH_RECV;
 	c->inflight = 0;
 	c->req_len = c->head_len = c->req_seen = 0;
@@ -729,19 +740,10 @@ static void conn_start(struct worker *w, struct conn *c)
 	c->held_first = c->held_last = -1;
 	c->held_n = c->held_off = 0;
 	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
-	c->peer_len = 0;
 	if (w->active > w->limit || w->stopping) {
 		w->rejected++;
 		respond_and_close(w, c, 503);
 		return;
-	}
-	if (opt.log && kc.getsockname) {
-		c->peer_len = sizeof(c->peer);
-		sqe = sqe_for(w, c, OP_PEER);
-		io_uring_prep_cmd_getsockname(sqe, conn_slot(w, c),
-					      (struct sockaddr *)&c->peer,
-					      &c->peer_len, 1);
-		sqe->flags |= IOSQE_FIXED_FILE;
 	}
 	arm_recv(w, c);
 }
@@ -770,10 +772,6 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		break;
 	case OP_PIPE_FD:
 		c->pipe_fd = res;
-		break;
-	case OP_PEER:
-		if (res < 0)
-			c->peer_len = 0;
 		break;
 	case OP_EXPIRE:
 		/* nothing on the socket yet (a READ first): the next sweep */
@@ -841,11 +839,12 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 	unsigned int idx = (uint32_t)cqe->user_data;
 	struct conn *c;
 
+	if (op == OP_ACCEPT) {
+		on_accept(w, cqe, &w->accept_addr[idx]);
+		return;
+	}
 	if (idx == NO_CONN) {
 		switch (op) {
-		case OP_ACCEPT:
-			on_accept(w, cqe);
-			break;
 		case OP_LOG:
 			w->log_busy = false;
 			break;

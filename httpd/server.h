@@ -134,7 +134,7 @@ extern bool stock;
 extern int root_fd;
 
 enum op {
-	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
+	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
@@ -276,9 +276,16 @@ struct conn {
 	int pipe_fd;			/* pipe_wr installed, for its size */
 	int pipe_size;			/* what one SPLICE pair moves */
 	unsigned int pipe_want;		/* the size asked for */
-	/* for the access log */
+	/* for the access log: the address its ACCEPT gave (0: none) */
 	struct sockaddr_in6 peer;
 	socklen_t peer_len;
+};
+
+/* Where an ACCEPT in flight puts its peer's address: user_data's index */
+struct accept_addr {
+	struct sockaddr_in6 sa;
+	socklen_t len;
+	bool busy;
 };
 
 struct worker {
@@ -291,6 +298,7 @@ struct worker {
 	char *mem;			/* every conn's buffers, in one piece */
 	unsigned int active;		/* accepted, not yet closed */
 	unsigned int accepts;		/* ACCEPTs in flight */
+	struct accept_addr accept_addr[ACCEPT_DEPTH];
 	bool accept_try_first;		/* the kernel has no ACCEPT_POLL_FIRST */
 	bool listening;			/* SLOT_LISTEN holds the listener */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */

@@ -18,7 +18,8 @@
 
 #include "test.h"
 
-#define HTTPD_BIN "/bin/nofd-httpd"
+/* the guest's; NOFD_HTTPD_BIN names another (tests/host/httpd-native.sh) */
+#define HTTPD_BIN (getenv("NOFD_HTTPD_BIN") ?: "/bin/nofd-httpd")
 /* Set by tests/httpd-stock: every server the tests start runs --stock */
 #define HTTPD_STOCK_ENV "NOFD_HTTPD_STOCK"
 
