@@ -15,7 +15,7 @@
 
 struct worker *workers;
 volatile sig_atomic_t stop_signal;
-static pthread_barrier_t workers_ready;
+static pthread_barrier_t workers_ready, workers_dropped;
 static unsigned long allocs_after_start;
 static bool started;
 
@@ -78,6 +78,7 @@ static void announce(struct worker *w)
 		opt.send == SEND_READ ? "read" : opt.send == SEND_SENDFILE ?
 		"sendfile" : opt.send == SEND_SPLICE ? "splice" : "auto",
 		stock ? ", stock mode" : "");
+	fprintf(stderr, "nofd-httpd: serving as %s\n", user_served_as());
 	if (stock) {
 		fprintf(stderr, "nofd-httpd: stock mode (%s): the root is one "
 			"O_PATH descriptor, files are opened relative to it\n",
@@ -134,19 +135,23 @@ static void print_stats(void)
 /*
  * Each thread sets up its own ring (with SINGLE_ISSUER, the task that
  * creates a ring is the only one that may submit to it or register with
- * it); once all are, the first shares its listener with the others and
- * announces the server; then each serves.
+ * it); once all are, the first shares its listener with the others,
+ * drops root (user.c) and announces the server, while the others wait;
+ * then each serves.
  */
 static void *worker_thread(void *arg)
 {
 	struct worker *w = arg;
 
+	w->tid = gettid();
 	worker_init(w);
 	pthread_barrier_wait(&workers_ready);
 	if (!w->id) {
 		share_listener(w);
+		user_drop();
 		announce(w);
 	}
+	pthread_barrier_wait(&workers_dropped);
 	serve(w);
 	return NULL;
 }
@@ -162,6 +167,7 @@ int main(int argc, char **argv)
 	sigset_t block;
 
 	parse_options(argc, argv);
+	user_resolve();
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -183,6 +189,7 @@ int main(int argc, char **argv)
 	if (!workers)
 		die("memory", -ENOMEM);
 	pthread_barrier_init(&workers_ready, NULL, opt.threads);
+	pthread_barrier_init(&workers_dropped, NULL, opt.threads);
 	for (int i = 0; i < opt.threads; i++)
 		workers[i].id = i;
 	for (int i = 1; i < opt.threads; i++)

@@ -80,6 +80,12 @@ static void usage(FILE *f, int status)
 "                         of the timeouts (up to 1 s)\n"
 "      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN\n"
 "                         (httpd/README.md has what each costs)\n"
+"      --user NAME        started as root: once the listener, rings and\n"
+"                         logs are set up, serve as NAME (a user of\n"
+"                         /etc/passwd, UID or UID:GID; default nobody, uid\n"
+"                         65534 where /etc/passwd has none), with its groups;\n"
+"                         as uid 0 only with --user root. Started as another\n"
+"                         user: no change (NAME may only be that user)\n"
 "      --stock            stock mode on the nofd kernel too: the root as one\n"
 "                         O_PATH descriptor, STATX by path, listings through\n"
 "                         a briefly installed descriptor\n"
@@ -130,7 +136,7 @@ void parse_options(int argc, char **argv)
 {
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
-		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP,
+		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP, O_USER,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -153,6 +159,7 @@ void parse_options(int argc, char **argv)
 		{ "stock", no_argument, NULL, O_STOCK },
 		{ "precompressed", no_argument, NULL, O_PRECOMP },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "user", required_argument, NULL, O_USER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -209,6 +216,7 @@ void parse_options(int argc, char **argv)
 		case O_STOCK: opt.stock = true; break;
 		case O_PRECOMP: opt.precompressed = true; break;
 		case O_STATS: opt.stats = true; break;
+		case O_USER: opt.user = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		default:	/* getopt_long() said which */
 			fputs("Try 'nofd-httpd --help' for the options.\n",

@@ -37,7 +37,8 @@
  * request buffer has room and the connection is ready for the next.
  *
  * The files: nofd-httpd.c (main, the start-up message, the count of heap
- * allocations after start-up), options.c (the command line), setup.c (the
+ * allocations after start-up), options.c (the command line), user.c
+ * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
@@ -108,6 +109,7 @@ struct options {
 	unsigned int cache_valid_ms;
 	bool stock;			/* as if without the nofd series */
 	bool precompressed;		/* FILE.br, FILE.gz for FILE */
+	const char *user;		/* --user; NULL: nobody, as root */
 };
 
 extern struct options opt;
@@ -291,6 +293,7 @@ struct accept_addr {
 struct worker {
 	int id;
 	pthread_t thread;
+	pid_t tid;
 	struct io_uring ring;
 	unsigned int nconn;		/* conns[]: limit + SPARE_CONNS */
 	unsigned int limit;		/* served at once; more get 503 */
@@ -416,6 +419,11 @@ static inline void close_pipe(struct worker *w, struct conn *c)
 	close_slot(w, c, c->pipe_wr);
 	c->pipe_open = false;
 }
+
+/* user.c */
+void user_resolve(void);
+void user_drop(void);
+const char *user_served_as(void);
 
 /* setup.c */
 void probe_kernel(void);

@@ -10,7 +10,7 @@
 #   tests/host/httpd-native.sh [KERNEL]     (KERNEL: unused, tests/run.sh's)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-tests=(httpd-log)
+tests=(httpd-log httpd-user)
 what="nofd-httpd natively on $(uname -r): ${tests[*]}"
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	echo "$what: not root, or no unshare(1)"
