@@ -5,17 +5,33 @@
  * slot when 32 KiB have gathered or --log-flush after the first (as
  * nginx's access_log buffer= flush=), or to stdout.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 
 #include "server.h"
 
+/*
+ * A line of the error log (stderr, or --error-log), with the time: what
+ * an operator must see while the server runs.
+ */
+void error_log(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "nofd-httpd: [%s] ", w->log_date);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void log_flush(struct worker *w)
 {
 	struct io_uring_sqe *sqe;
 
-	if (w->log_busy || !w->log_len)
+	if (w->log_busy || w->log_reopening || !w->log_len)
 		return;
 	sqe = sqe_for(w, NULL, OP_LOG);
 	if (strcmp(opt.log, "-")) {

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "server.h"
 
 struct worker *workers;
-volatile sig_atomic_t stop_signal;
 static pthread_barrier_t workers_ready, workers_dropped;
 static unsigned long allocs_after_start;
 static bool started;
@@ -91,6 +91,12 @@ static void announce(struct worker *w)
 			"no directory listings (no FIXED_FD_INSTALL): 403");
 	}
 	memlock_note();
+	/* a reopen (signals.c) opens the path as the user served as */
+	if (opt.log && strcmp(opt.log, "-") && access(opt.log, W_OK))
+		fprintf(stderr, "nofd-httpd: the user served as may not write "
+			"the access log %s: a reopen (SIGUSR1, SIGHUP) needs it "
+			"renamed first (logrotate) or made writable for it\n",
+			opt.log);
 	if (!kc.splice && !kc.sendfile)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE or "
 			"IORING_OP_PIPE: bodies go by READ and SEND\n");
@@ -156,25 +162,11 @@ static void *worker_thread(void *arg)
 	return NULL;
 }
 
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t block;
-
+	signals_init();
 	parse_options(argc, argv);
 	user_resolve();
-	signal(SIGPIPE, SIG_IGN);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	probe_kernel();
 	/* libc allocates for its time zone state on first use: now, before
 	 * the count of allocations after start-up begins */

@@ -16,7 +16,7 @@ struct options opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
 	.max_conns = 512, .send = SEND_AUTO, .recv = RECV_SINGLE,
 	.idle_ms = 60000,
-	.header_ms = 10000, .send_ms = 30000, .log = "-", .log_flush_ms = 1000,
+	.header_ms = 10000, .send_ms = 30000, .drain_ms = 30000, .log = "-", .log_flush_ms = 1000,
 	.defer = true,
 	.cache_files = 256, .cache_valid_ms = 60000,
 };
@@ -59,6 +59,10 @@ static void usage(FILE *f, int status)
 "                         longer than this to arrive (default 10000)\n"
 "      --send-timeout MS  close a connection whose client takes longer than\n"
 "                         this to take one part of a response (default 30000)\n"
+"      --drain-timeout MS SIGTERM or SIGINT: the listener is closed at\n"
+"                         once, the responses in flight finish for at most\n"
+"                         this long, then the server exits 0 (default\n"
+"                         30000; 0: no limit, as SIGQUIT always)\n"
 "      --precompressed    serve FILE.br or FILE.gz, when it is there and the\n"
 "                         request's Accept-Encoding takes it, for FILE, as\n"
 "                         nginx's gzip_static (off by default, as there)\n"
@@ -94,7 +98,8 @@ static void usage(FILE *f, int status)
 "                         the heap allocations made after start-up to stderr\n"
 "  -h, --help             this text\n"
 "\n"
-"SIGINT or SIGTERM: stop accepting, finish the responses in flight, exit 0.\n"
+"Signals: SIGTERM or SIGINT: stop (--drain-timeout); SIGQUIT: stop, no limit;\n"
+"SIGUSR1 or SIGHUP: reopen the logs; SIGUSR2: ignored.\n"
 "See httpd/README.md.\n");
 	exit(status);
 }
@@ -136,7 +141,7 @@ void parse_options(int argc, char **argv)
 {
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
-		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP, O_USER,
+		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP, O_USER, O_DRAIN,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -150,6 +155,7 @@ void parse_options(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, O_IDLE },
 		{ "header-timeout", required_argument, NULL, O_HEADER },
 		{ "send-timeout", required_argument, NULL, O_SENDT },
+		{ "drain-timeout", required_argument, NULL, O_DRAIN },
 		{ "file-cache", required_argument, NULL, O_CACHE },
 		{ "file-cache-valid", required_argument, NULL, O_VALID },
 		{ "access-log", required_argument, NULL, 'l' },
@@ -204,6 +210,8 @@ void parse_options(int argc, char **argv)
 						      INT_MAX); break;
 		case O_SENDT: opt.send_ms = number(optarg, "--send-timeout",
 						   INT_MAX); break;
+		case O_DRAIN: opt.drain_ms = number(optarg, "--drain-timeout",
+						    INT_MAX); break;
 		case O_CACHE: opt.cache_files = number(optarg, "--file-cache",
 						       65536); break;
 		case O_VALID: opt.cache_valid_ms = number(optarg,

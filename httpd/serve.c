@@ -50,8 +50,6 @@ static void arm_tick(struct worker *w)
 
 /* ---- the multishot RECV ---- */
 
-static void conn_close(struct worker *w, struct conn *c);
-
 static char *rbuf(struct worker *w, int bid)
 {
 	return w->rbufs + (size_t)bid * RBUF;
@@ -79,7 +77,7 @@ static void recv_arm(struct worker *w, struct conn *c)
 }
 
 /* Cancel the armed RECV; its last CQE (-ECANCELED) follows */
-static void recv_cancel(struct worker *w, struct conn *c)
+void recv_cancel(struct worker *w, struct conn *c)
 {
 	io_uring_prep_cancel64(sqe_raw(w, ud(OP_CANCEL_RECV, NO_CONN)),
 			       ud(OP_RECV_MULTI, conn_index(w, c)), 0);
@@ -167,10 +165,9 @@ static void recv_rearm_starved(struct worker *w)
 static void arm_recv(struct worker *w, struct conn *c);
 static void recv_end(struct worker *w, struct conn *c);
 static void conn_start(struct worker *w, struct conn *c);
-static void cancel_accept(struct worker *w);
 static void request_done(struct worker *w, struct conn *c);
 
-static void conn_close(struct worker *w, struct conn *c)
+void conn_close(struct worker *w, struct conn *c)
 {
 	c->phase = PH_CLOSE;
 	if (c->rq.file_open)
@@ -206,7 +203,7 @@ static void conn_close(struct worker *w, struct conn *c)
  * finds none while some are counted (their CQEs are on their way) is
  * tried again from handle_cqe().
  */
-static void cancel_accept(struct worker *w)
+void cancel_accept(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
 
@@ -805,34 +802,6 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	}
 }
 
-static void stop_worker(struct worker *w)
-{
-	struct io_uring_sqe *sqe;
-
-	if (w->stopping)
-		return;
-	w->stopping = true;
-	cancel_accept(w);
-	/* idle keep-alive connections: their RECV is cancelled and they
-	 * close; requests being answered finish, then close */
-	for (unsigned int i = 0; i < w->nconn; i++) {
-		struct conn *c = &w->conns[i];
-
-		if (c->phase != PH_RECV || c->req_len)
-			continue;
-		if (c->multishot) {
-			/* its last CQE ends it (stopping: not a pause) */
-			if (c->recv_armed)
-				recv_cancel(w, c);
-			else if (!c->inflight)
-				conn_close(w, c);
-			continue;
-		}
-		sqe = sqe_for(w, c, OP_CANCEL);
-		io_uring_prep_cancel64(sqe, ud(OP_RECV, i), 0);
-	}
-}
-
 static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 {
 	enum op op = cqe->user_data >> 32;
@@ -848,14 +817,20 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 		case OP_LOG:
 			w->log_busy = false;
 			break;
-		case OP_WAKE:
-			stop_worker(w);
+		case OP_WAKE:		/* signals.c */
+			stop_worker(w, cqe->res);
+			break;
+		case OP_REOPEN_MSG:
+			log_reopen(w);
+			break;
+		case OP_REOPEN:
+			log_reopened(w, cqe->res);
 			break;
 		case OP_LISTENER:	/* the first thread's (share_listener()) */
 			if (cqe->res < 0)
 				die("the listener from the first thread",
 				    cqe->res);
-			w->listening = true;
+			w->listening = !w->stopping;
 			arm_accept(w);
 			break;
 		case OP_TICK:
@@ -905,10 +880,8 @@ void serve(struct worker *w)
 {
 	sigset_t wait_mask;
 
-	/* only the first worker takes SIGINT/SIGTERM, while it waits */
-	pthread_sigmask(SIG_SETMASK, NULL, &wait_mask);
-	sigdelset(&wait_mask, SIGINT);
-	sigdelset(&wait_mask, SIGTERM);
+	/* only the first worker takes signals, while it waits (signals.c) */
+	signals_wait_mask(&wait_mask);
 	clock_tick(w);
 	arm_accept(w);
 	arm_tick(w);
@@ -918,19 +891,8 @@ void serve(struct worker *w)
 		unsigned int head, n = 0;
 		int ret;
 
-		if (!w->id && stop_signal && !w->stopping) {
-			for (int i = 1; i < opt.threads; i++) {
-				struct io_uring_sqe *sqe = sqe_for(w, NULL,
-								   OP_MSG);
-
-				io_uring_prep_msg_ring(sqe,
-						       workers[i].ring.ring_fd,
-						       0, ud(OP_WAKE, NO_CONN),
-						       0);
-			}
-			stop_worker(w);
-		}
-		if (w->stopping && !w->active && !w->accepts) {
+		signals_check(w);
+		if (w->stopping && drained(w)) {
 			log_flush(w);
 			if (!w->log_busy && !w->log_len &&
 			    !io_uring_sq_ready(&w->ring))

@@ -41,6 +41,7 @@
  * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
+ * signals.c (stop, drain, reopen),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
  * listing.c (directory listings), log.c (the access log), cache.c (the
  * open-file cache), http.c (parsing, paths, dates, escaping).
@@ -101,6 +102,7 @@ struct options {
 	enum send_mode send;
 	enum recv_mode recv;
 	unsigned int idle_ms, header_ms, send_ms;
+	unsigned int drain_ms;		/* SIGTERM's limit; 0: none */
 	const char *log;	/* NULL: off; "-": stdout */
 	unsigned int log_flush_ms;	/* how long a log line may wait */
 	bool defer;
@@ -141,7 +143,7 @@ enum op {
 	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
-	OP_CANCEL_RECV, OP_LISTENER,
+	OP_CANCEL_RECV, OP_LISTENER, OP_REOPEN_MSG, OP_REOPEN,
 };
 
 enum phase {
@@ -305,6 +307,8 @@ struct worker {
 	bool accept_try_first;		/* the kernel has no ACCEPT_POLL_FIRST */
 	bool listening;			/* SLOT_LISTEN holds the listener */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
+	uint64_t drain_deadline_ms;	/* stopping: exit then, at the latest */
+	bool drain_cut;			/* it passed with connections open */
 	/* its buffers are registered: READ_FIXED (past RLIMIT_MEMLOCK: READ) */
 	bool fixed_bufs;
 	uint64_t now_ms;
@@ -320,6 +324,7 @@ struct worker {
 	uint64_t log_since_ms;	/* when the first of log_len came */
 	int log_fill;
 	bool log_busy;
+	bool log_reopening;		/* its OPENAT is in flight: no WRITE */
 	/* the multishot RECVs' provided buffers (NULL: a RECV per request) */
 	struct io_uring_buf_ring *rbr;
 	char *rbufs;
@@ -341,7 +346,7 @@ struct worker {
 };
 
 extern struct worker *workers;
-extern volatile sig_atomic_t stop_signal;
+extern volatile sig_atomic_t stop_signal, reopen_signal;
 
 static inline uint64_t ud(enum op op, unsigned int idx)
 {
@@ -433,6 +438,18 @@ void share_listener(struct worker *w);
 
 /* serve.c */
 void serve(struct worker *w);
+void conn_close(struct worker *w, struct conn *c);
+void recv_cancel(struct worker *w, struct conn *c);
+void cancel_accept(struct worker *w);
+
+/* signals.c */
+void signals_init(void);
+void signals_wait_mask(sigset_t *mask);
+void signals_check(struct worker *w);
+void stop_worker(struct worker *w, bool unlimited);
+bool drained(struct worker *w);
+void log_reopen(struct worker *w);
+void log_reopened(struct worker *w, int res);
 
 /* respond.c */
 void send_out(struct worker *w, struct conn *c, const char *body, size_t len);
@@ -446,6 +463,8 @@ void send_chunk(struct worker *w, struct conn *c, bool first);
 void on_pipe(struct worker *w, struct conn *c);
 
 /* log.c */
+void error_log(struct worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void log_flush(struct worker *w);
 void log_flush_due(struct worker *w);
 void log_request(struct worker *w, struct conn *c, uint64_t bytes);

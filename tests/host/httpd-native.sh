@@ -2,15 +2,16 @@
 # The nofd-httpd tests that need no nofd kernel, run natively on this
 # machine's kernel (stock mode, as a user's machine runs it): the server
 # and the tests are static, started from build/bin, the server on
-# 127.0.0.1 with port 0. Each runs in a mount namespace of its own with a
-# tmpfs on /tmp, so nothing on the host changes. Skips (exit 4) when the
+# 127.0.0.1 with port 0. Each runs in a mount and PID namespace of its
+# own with a tmpfs on /tmp, so nothing on the host changes and a server
+# that a failed test leaves running ends with it. Skips (exit 4) when the
 # kernel lacks what the server needs (direct SOCKET, BIND, LISTEN: 6.11),
 # or when not root (the tests start the server as root, to drop).
 #
 #   tests/host/httpd-native.sh [KERNEL]     (KERNEL: unused, tests/run.sh's)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-tests=(httpd-log httpd-user)
+tests=(httpd-log httpd-user httpd-drain httpd-reopen)
 what="nofd-httpd natively on $(uname -r): ${tests[*]}"
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	echo "$what: not root, or no unshare(1)"
@@ -37,8 +38,8 @@ for t in "${tests[@]}"; do
 	echo "== $t"
 	# stock mode: the tests expect what it does (tests/httpd-stock)
 	NOFD_HTTPD_STOCK=1 NOFD_HTTPD_BIN=${NOFD_HTTPD_BIN:-$PWD/build/bin/nofd-httpd} \
-		unshare --mount \
-		--propagation private sh -c \
+		unshare --mount --propagation private --pid --fork \
+		--mount-proc sh -c \
 		'mount -t tmpfs -o mode=1777 nofd-tmp /tmp && exec "$0"' \
 		"build/bin/tests/$t" || failed="$failed $t"
 done
