@@ -166,6 +166,7 @@ int main(int argc, char **argv)
 {
 	signals_init();
 	parse_options(argc, argv);
+	error_log_init();
 	user_resolve();
 	probe_kernel();
 	/* libc allocates for its time zone state on first use: now, before

@@ -77,6 +77,10 @@ static void usage(FILE *f, int status)
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"
 "  -n, --no-access-log    no access log\n"
+"      --error-log FILE   what the server says (start-up choices, failed\n"
+"                         opens other than 404, limits reached, drains cut)\n"
+"                         to FILE, reopened with the access log; default\n"
+"                         stderr\n"
 "      --log-flush MS     write the log's lines when 32 KiB have gathered\n"
 "                         or MS after the first (default 1000, as nginx's\n"
 "                         access_log flush=1s; 0: after each batch of\n"
@@ -142,6 +146,7 @@ void parse_options(int argc, char **argv)
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
 		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP, O_USER, O_DRAIN,
+		O_ERRLOG,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -160,6 +165,7 @@ void parse_options(int argc, char **argv)
 		{ "file-cache-valid", required_argument, NULL, O_VALID },
 		{ "access-log", required_argument, NULL, 'l' },
 		{ "no-access-log", no_argument, NULL, 'n' },
+		{ "error-log", required_argument, NULL, O_ERRLOG },
 		{ "log-flush", required_argument, NULL, O_FLUSH },
 		{ "no-defer", no_argument, NULL, O_NODEFER },
 		{ "stock", no_argument, NULL, O_STOCK },
@@ -218,6 +224,7 @@ void parse_options(int argc, char **argv)
 			"--file-cache-valid", INT_MAX); break;
 		case 'l': opt.log = optarg; break;
 		case 'n': opt.log = NULL; break;
+		case O_ERRLOG: opt.error_log = optarg; break;
 		case O_FLUSH: opt.log_flush_ms = number(optarg, "--log-flush",
 							INT_MAX); break;
 		case O_NODEFER: opt.defer = false; break;

@@ -577,6 +577,10 @@ static void on_open(struct worker *w, struct conn *c)
 			list_directory(w, c);
 			return;
 		}
+		if (open_status(c->rq.open_res) != 404)
+			error_log(w, "opening %s%s under the root: %s", c->path,
+				  index ? "/index.html" : "",
+				  strerror(-c->rq.open_res));
 		respond_error(w, c, open_status(c->rq.open_res));
 		return;
 	}
@@ -702,9 +706,11 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
 	}
 	if (cqe->res < 0 || cqe->res < SLOT_CONN ||
 	    cqe->res >= SLOT_CONN + (int)w->nconn) {
-		if (cqe->res >= 0 || cqe->res == -ENFILE)
-			fprintf(stderr, "nofd-httpd: accept gave %d\n",
-				cqe->res);
+		if (cqe->res >= 0)
+			error_log(w, "ACCEPT gave slot %d", cqe->res);
+		else if (cqe->res == -ENFILE)
+			limit_reached(w, "no connection slot for an ACCEPT "
+				      "(ENFILE): a connection closed unanswered");
 		arm_accept(w);
 		return;
 	}
@@ -738,6 +744,9 @@ static void conn_start(struct worker *w, struct conn *c)
 	c->held_n = c->held_off = 0;
 	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
 	if (w->active > w->limit || w->stopping) {
+		if (!w->stopping)
+			limit_reached(w, "--max-conns: a connection answered "
+				      "503");
 		w->rejected++;
 		respond_and_close(w, c, 503);
 		return;

@@ -112,6 +112,7 @@ struct options {
 	bool stock;			/* as if without the nofd series */
 	bool precompressed;		/* FILE.br, FILE.gz for FILE */
 	const char *user;		/* --user; NULL: nobody, as root */
+	const char *error_log;		/* NULL: stderr */
 };
 
 extern struct options opt;
@@ -309,6 +310,7 @@ struct worker {
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	uint64_t drain_deadline_ms;	/* stopping: exit then, at the latest */
 	bool drain_cut;			/* it passed with connections open */
+	uint64_t limit_logged_ms;	/* limit_reached() last said one */
 	/* its buffers are registered: READ_FIXED (past RLIMIT_MEMLOCK: READ) */
 	bool fixed_bufs;
 	uint64_t now_ms;
@@ -463,8 +465,11 @@ void send_chunk(struct worker *w, struct conn *c, bool first);
 void on_pipe(struct worker *w, struct conn *c);
 
 /* log.c */
+void error_log_init(void);
 void error_log(struct worker *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void error_log_reopen(struct worker *w);
+void limit_reached(struct worker *w, const char *what);
 void log_flush(struct worker *w);
 void log_flush_due(struct worker *w);
 void log_request(struct worker *w, struct conn *c, uint64_t bytes);

@@ -120,6 +120,7 @@ void signals_check(struct worker *w)
 	if (reopen_signal) {
 		reopen_signal = 0;
 		tell_others(w, OP_REOPEN_MSG, 0);
+		error_log_reopen(w);
 		log_reopen(w);
 	}
 	if (stop_signal && !w->stopping) {

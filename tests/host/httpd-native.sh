@@ -11,7 +11,7 @@
 #   tests/host/httpd-native.sh [KERNEL]     (KERNEL: unused, tests/run.sh's)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-tests=(httpd-log httpd-user httpd-drain httpd-reopen)
+tests=(httpd-log httpd-user httpd-drain httpd-reopen httpd-errlog)
 what="nofd-httpd natively on $(uname -r): ${tests[*]}"
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	echo "$what: not root, or no unshare(1)"
