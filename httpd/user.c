@@ -22,6 +22,7 @@
  */
 #include <grp.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,20 @@ static struct {
 } who;
 
 static char served_as[256];
+
+/* A bad --user, said as options.c says a bad option: exit 2 */
+static void __attribute__((format(printf, 1, 2), noreturn))
+bad_user(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("nofd-httpd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'nofd-httpd --help' for the options.\n", stderr);
+	exit(2);
+}
 
 /* The /etc/passwd entry named @name, or (@name NULL) of uid @uid */
 static bool passwd_entry(const char *name, uid_t uid)
@@ -108,17 +123,15 @@ static void resolve(const char *user)
 			errno = 0;
 			gid = strtoul(end + 1, &end, 10);
 			if (errno || *end || gid >= (gid_t)-1 || end[-1] == ':') {
-				fprintf(stderr, "nofd-httpd: --user %s: not "
-					"NAME, UID or UID:GID\n", user);
-				exit(2);
+				bad_user("--user %s: not NAME, UID or "
+					 "UID:GID", user);
 			}
 			who.gid = gid;
 		}
 	} else if (!passwd_entry(user, 0)) {
 		if (strcmp(user, "nobody")) {
-			fprintf(stderr, "nofd-httpd: --user %s: no such user "
-				"in /etc/passwd\n", user);
-			exit(2);
+			bad_user("--user %s: no such user in /etc/passwd",
+				 user);
 		}
 		who.uid = who.gid = NOBODY;	/* the kernel's overflow ids */
 	}
@@ -153,10 +166,9 @@ void user_resolve(void)
 		if (opt.user) {
 			resolve(opt.user);
 			if (who.uid != euid) {
-				fprintf(stderr, "nofd-httpd: --user %s: only "
-					"root can serve as another user, and "
-					"this is uid %u\n", opt.user, euid);
-				exit(2);
+				bad_user("--user %s: only root can serve as "
+					 "another user, and this is uid %u",
+					 opt.user, euid);
 			}
 		}
 		if (!passwd_entry(NULL, euid))
@@ -168,10 +180,8 @@ void user_resolve(void)
 	}
 	resolve(opt.user ? opt.user : "nobody");
 	if (!who.uid && (!opt.user || strcmp(opt.user, "root"))) {
-		fprintf(stderr, "nofd-httpd: --user %s is uid 0: the server "
-			"serves as root only with --user root\n",
-			opt.user ? opt.user : "nobody");
-		exit(2);
+		bad_user("--user %s is uid 0: the server serves as root only "
+			 "with --user root", opt.user ? opt.user : "nobody");
 	}
 	if (!who.uid) {
 		snprintf(served_as, sizeof(served_as), "root (uid 0, --user "
