@@ -207,9 +207,11 @@ void cancel_accept(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
 
-	/* the only requests on the listener's slot */
-	io_uring_prep_cancel_fd(sqe, SLOT_LISTEN, IORING_ASYNC_CANCEL_ALL |
-				IORING_ASYNC_CANCEL_FD_FIXED);
+	/* by opcode (6.6): their user_data differ, and a stop empties the
+	 * listener's slot, where a cancel by slot would find nothing */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ALL |
+			       IORING_ASYNC_CANCEL_OP);
+	sqe->len = IORING_OP_ACCEPT;
 }
 
 /* ACCEPTs up to ACCEPT_DEPTH, each with a connection slot free for it */
