@@ -122,17 +122,15 @@ static void resolve(const char *user)
 		if (*end == ':') {
 			errno = 0;
 			gid = strtoul(end + 1, &end, 10);
-			if (errno || *end || gid >= (gid_t)-1 || end[-1] == ':') {
+			if (errno || *end || gid >= (gid_t)-1 || end[-1] == ':')
 				bad_user("--user %s: not NAME, UID or "
 					 "UID:GID", user);
-			}
 			who.gid = gid;
 		}
 	} else if (!passwd_entry(user, 0)) {
-		if (strcmp(user, "nobody")) {
+		if (strcmp(user, "nobody"))
 			bad_user("--user %s: no such user in /etc/passwd",
 				 user);
-		}
 		who.uid = who.gid = NOBODY;	/* the kernel's overflow ids */
 	}
 }
