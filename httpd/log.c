@@ -3,19 +3,98 @@
  * log.c: nofd-httpd's access log, in the common log format: a line per
  * request gathered in the worker's buffer, written by a WRITE of the log's
  * slot when 32 KiB have gathered or --log-flush after the first (as
- * nginx's access_log buffer= flush=), or to stdout.
+ * nginx's access_log buffer= flush=), or to stdout; and the error log.
  */
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "server.h"
+
+/*
+ * --error-log FILE: stderr becomes FILE (opened at start, before root is
+ * dropped, and again on SIGUSR1/SIGHUP as the user served as), so that
+ * everything the server says goes there: the start-up choices, and
+ * error_log()'s lines while it runs. Without it, stderr.
+ */
+static int error_log_open(void)
+{
+	int fd = open(opt.error_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		      0644);
+
+	if (fd < 0)
+		return -errno;
+	if (fd != STDERR_FILENO) {
+		if (dup2(fd, STDERR_FILENO) < 0) {
+			close(fd);
+			return -errno;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+void error_log_init(void)
+{
+	int ret;
+
+	if (!opt.error_log)
+		return;
+	ret = error_log_open();
+	if (ret < 0) {
+		fprintf(stderr, "nofd-httpd: --error-log %s: %s\n",
+			opt.error_log, strerror(-ret));
+		exit(1);
+	}
+}
+
+/*
+ * A line of the error log, with the time: what an operator must see
+ * while the server runs.
+ */
+void error_log(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "nofd-httpd: [%s] ", w->log_date);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* SIGUSR1/SIGHUP, in the first thread: --error-log's file by its path */
+void error_log_reopen(struct worker *w)
+{
+	int ret;
+
+	if (!opt.error_log)
+		return;
+	ret = error_log_open();
+	if (ret < 0)
+		error_log(w, "reopening the error log %s: %s; its lines go to "
+			  "the file opened before", opt.error_log,
+			  strerror(-ret));
+}
+
+/* A limit was reached: said at most once a second per thread */
+void limit_reached(struct worker *w, const char *what)
+{
+	if (w->limit_logged_ms && w->now_ms - w->limit_logged_ms < 1000)
+		return;
+	w->limit_logged_ms = w->now_ms;
+	error_log(w, "limit reached: %s", what);
+}
 
 void log_flush(struct worker *w)
 {
 	struct io_uring_sqe *sqe;
 
-	if (w->log_busy || !w->log_len)
+	if (w->log_busy || w->log_reopening || !w->log_len)
 		return;
 	sqe = sqe_for(w, NULL, OP_LOG);
 	if (strcmp(opt.log, "-")) {
@@ -108,6 +187,8 @@ void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 		return;
 	if (LOG_MAX - w->log_len < 800) {
 		w->log_dropped++;
+		limit_reached(w, "the access log's buffers are full (the "
+			      "file is slow to take them): lines dropped");
 		return;
 	}
 	if (!w->log_len)

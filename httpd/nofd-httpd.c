@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "server.h"
 
 struct worker *workers;
-volatile sig_atomic_t stop_signal;
-static pthread_barrier_t workers_ready;
+static pthread_barrier_t workers_ready, workers_dropped;
 static unsigned long allocs_after_start;
 static bool started;
 
@@ -78,6 +78,7 @@ static void announce(struct worker *w)
 		opt.send == SEND_READ ? "read" : opt.send == SEND_SENDFILE ?
 		"sendfile" : opt.send == SEND_SPLICE ? "splice" : "auto",
 		stock ? ", stock mode" : "");
+	fprintf(stderr, "nofd-httpd: serving as %s\n", user_served_as());
 	if (stock) {
 		fprintf(stderr, "nofd-httpd: stock mode (%s): the root is one "
 			"O_PATH descriptor, files are opened relative to it\n",
@@ -90,6 +91,12 @@ static void announce(struct worker *w)
 			"no directory listings (no FIXED_FD_INSTALL): 403");
 	}
 	memlock_note();
+	/* a reopen (signals.c) opens the path as the user served as */
+	if (opt.log && strcmp(opt.log, "-") && access(opt.log, W_OK))
+		fprintf(stderr, "nofd-httpd: the user served as may not write "
+			"the access log %s: a reopen (SIGUSR1, SIGHUP) needs it "
+			"renamed first (logrotate) or made writable for it\n",
+			opt.log);
 	if (!kc.splice && !kc.sendfile)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE or "
 			"IORING_OP_PIPE: bodies go by READ and SEND\n");
@@ -104,9 +111,6 @@ static void announce(struct worker *w)
 	if (opt.recv == RECV_MULTISHOT && !w->rbr)
 		fprintf(stderr, "nofd-httpd: no buffer rings: a RECV per "
 			"request, not one multishot RECV per connection\n");
-	if (!kc.getsockname && opt.log)
-		fprintf(stderr, "nofd-httpd: no GETSOCKNAME of a slot: no "
-			"peer addresses in the access log\n");
 	fflush(stderr);
 	fflush(stdout);
 	__atomic_store_n(&started, true, __ATOMIC_RELAXED);
@@ -137,41 +141,33 @@ static void print_stats(void)
 /*
  * Each thread sets up its own ring (with SINGLE_ISSUER, the task that
  * creates a ring is the only one that may submit to it or register with
- * it); once all are, the first shares its listener with the others and
- * announces the server; then each serves.
+ * it); once all are, the first shares its listener with the others,
+ * drops root (user.c) and announces the server, while the others wait;
+ * then each serves.
  */
 static void *worker_thread(void *arg)
 {
 	struct worker *w = arg;
 
+	w->tid = gettid();
 	worker_init(w);
 	pthread_barrier_wait(&workers_ready);
 	if (!w->id) {
 		share_listener(w);
+		user_drop();
 		announce(w);
 	}
+	pthread_barrier_wait(&workers_dropped);
 	serve(w);
 	return NULL;
 }
 
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t block;
-
+	signals_init();
 	parse_options(argc, argv);
-	signal(SIGPIPE, SIG_IGN);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	error_log_init();
+	user_resolve();
 	probe_kernel();
 	/* libc allocates for its time zone state on first use: now, before
 	 * the count of allocations after start-up begins */
@@ -186,6 +182,7 @@ int main(int argc, char **argv)
 	if (!workers)
 		die("memory", -ENOMEM);
 	pthread_barrier_init(&workers_ready, NULL, opt.threads);
+	pthread_barrier_init(&workers_dropped, NULL, opt.threads);
 	for (int i = 0; i < opt.threads; i++)
 		workers[i].id = i;
 	for (int i = 1; i < opt.threads; i++)

@@ -16,7 +16,7 @@ struct options opt = {
 	.addr = "0.0.0.0", .port = 8080, .root = ".", .entries = 256,
 	.max_conns = 512, .send = SEND_AUTO, .recv = RECV_SINGLE,
 	.idle_ms = 60000,
-	.header_ms = 10000, .send_ms = 30000, .log = "-", .log_flush_ms = 1000,
+	.header_ms = 10000, .send_ms = 30000, .drain_ms = 30000, .log = "-", .log_flush_ms = 1000,
 	.defer = true,
 	.cache_files = 256, .cache_valid_ms = 60000,
 };
@@ -59,6 +59,10 @@ static void usage(FILE *f, int status)
 "                         longer than this to arrive (default 10000)\n"
 "      --send-timeout MS  close a connection whose client takes longer than\n"
 "                         this to take one part of a response (default 30000)\n"
+"      --drain-timeout MS SIGTERM or SIGINT: the listener is closed at\n"
+"                         once, the responses in flight finish for at most\n"
+"                         this long, then the server exits 0 (default\n"
+"                         30000; 0: no limit, as SIGQUIT always)\n"
 "      --precompressed    serve FILE.br or FILE.gz, when it is there and the\n"
 "                         request's Accept-Encoding takes it, for FILE, as\n"
 "                         nginx's gzip_static (off by default, as there)\n"
@@ -81,6 +85,10 @@ static void usage(FILE *f, int status)
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"
 "  -n, --no-access-log    no access log\n"
+"      --error-log FILE   what the server says (start-up choices, failed\n"
+"                         opens other than 404, limits reached, drains cut)\n"
+"                         to FILE, reopened with the access log; default\n"
+"                         stderr\n"
 "      --log-flush MS     write the log's lines when 32 KiB have gathered\n"
 "                         or MS after the first (default 1000, as nginx's\n"
 "                         access_log flush=1s; 0: after each batch of\n"
@@ -88,6 +96,12 @@ static void usage(FILE *f, int status)
 "                         of the timeouts (up to 1 s)\n"
 "      --no-defer         rings without SINGLE_ISSUER|DEFER_TASKRUN\n"
 "                         (httpd/README.md has what each costs)\n"
+"      --user NAME        started as root: once the listener, rings and\n"
+"                         logs are set up, serve as NAME (a user of\n"
+"                         /etc/passwd, UID or UID:GID; default nobody, uid\n"
+"                         65534 where /etc/passwd has none), with its groups;\n"
+"                         as uid 0 only with --user root. Started as another\n"
+"                         user: no change (NAME may only be that user)\n"
 "      --stock            stock mode on the nofd kernel too: the root as one\n"
 "                         O_PATH descriptor, STATX by path, listings through\n"
 "                         a briefly installed descriptor\n"
@@ -96,7 +110,8 @@ static void usage(FILE *f, int status)
 "                         the heap allocations made after start-up to stderr\n"
 "  -h, --help             this text\n"
 "\n"
-"SIGINT or SIGTERM: stop accepting, finish the responses in flight, exit 0.\n"
+"Signals: SIGTERM or SIGINT: stop (--drain-timeout); SIGQUIT: stop, no limit;\n"
+"SIGUSR1 or SIGHUP: reopen the logs; SIGUSR2: ignored.\n"
 "See httpd/README.md.\n");
 	exit(status);
 }
@@ -139,7 +154,7 @@ void parse_options(int argc, char **argv)
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
 		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP,
-		O_DOTFILES, O_TYPES,
+		O_DOTFILES, O_TYPES, O_USER, O_DRAIN, O_ERRLOG,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -153,10 +168,12 @@ void parse_options(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, O_IDLE },
 		{ "header-timeout", required_argument, NULL, O_HEADER },
 		{ "send-timeout", required_argument, NULL, O_SENDT },
+		{ "drain-timeout", required_argument, NULL, O_DRAIN },
 		{ "file-cache", required_argument, NULL, O_CACHE },
 		{ "file-cache-valid", required_argument, NULL, O_VALID },
 		{ "access-log", required_argument, NULL, 'l' },
 		{ "no-access-log", no_argument, NULL, 'n' },
+		{ "error-log", required_argument, NULL, O_ERRLOG },
 		{ "log-flush", required_argument, NULL, O_FLUSH },
 		{ "no-defer", no_argument, NULL, O_NODEFER },
 		{ "stock", no_argument, NULL, O_STOCK },
@@ -164,6 +181,7 @@ void parse_options(int argc, char **argv)
 		{ "list-dotfiles", no_argument, NULL, O_DOTFILES },
 		{ "types", required_argument, NULL, O_TYPES },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "user", required_argument, NULL, O_USER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -209,12 +227,15 @@ void parse_options(int argc, char **argv)
 						      INT_MAX); break;
 		case O_SENDT: opt.send_ms = number(optarg, "--send-timeout",
 						   INT_MAX); break;
+		case O_DRAIN: opt.drain_ms = number(optarg, "--drain-timeout",
+						    INT_MAX); break;
 		case O_CACHE: opt.cache_files = number(optarg, "--file-cache",
 						       65536); break;
 		case O_VALID: opt.cache_valid_ms = number(optarg,
 			"--file-cache-valid", INT_MAX); break;
 		case 'l': opt.log = optarg; break;
 		case 'n': opt.log = NULL; break;
+		case O_ERRLOG: opt.error_log = optarg; break;
 		case O_FLUSH: opt.log_flush_ms = number(optarg, "--log-flush",
 							INT_MAX); break;
 		case O_NODEFER: opt.defer = false; break;
@@ -226,6 +247,7 @@ void parse_options(int argc, char **argv)
 				bad("--types %s", err);
 			break;
 		case O_STATS: opt.stats = true; break;
+		case O_USER: opt.user = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		default:	/* getopt_long() said which */
 			fputs("Try 'nofd-httpd --help' for the options.\n",

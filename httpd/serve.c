@@ -77,7 +77,7 @@ static void recv_arm(struct worker *w, struct conn *c)
 }
 
 /* Cancel the armed RECV; its last CQE (-ECANCELED) follows */
-static void recv_cancel(struct worker *w, struct conn *c)
+void recv_cancel(struct worker *w, struct conn *c)
 {
 	io_uring_prep_cancel64(sqe_raw(w, ud(OP_CANCEL_RECV, NO_CONN)),
 			       ud(OP_RECV_MULTI, conn_index(w, c)), 0);
@@ -165,7 +165,7 @@ static void recv_rearm_starved(struct worker *w)
 static void arm_recv(struct worker *w, struct conn *c);
 static void recv_end(struct worker *w, struct conn *c);
 static void conn_start(struct worker *w, struct conn *c);
-static void cancel_accept(struct worker *w);
+static void request_done(struct worker *w, struct conn *c);
 
 void conn_close(struct worker *w, struct conn *c)
 {
@@ -203,12 +203,15 @@ void conn_close(struct worker *w, struct conn *c)
  * finds none while some are counted (their CQEs are on their way) is
  * tried again from handle_cqe().
  */
-static void cancel_accept(struct worker *w)
+void cancel_accept(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_CANCEL_ACCEPT);
 
-	io_uring_prep_cancel64(sqe, ud(OP_ACCEPT, NO_CONN),
-			       IORING_ASYNC_CANCEL_ALL);
+	/* by opcode (6.6): their user_data differ, and a stop empties the
+	 * listener's slot, where a cancel by slot would find nothing */
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ALL |
+			       IORING_ASYNC_CANCEL_OP);
+	sqe->len = IORING_OP_ACCEPT;
 }
 
 /* ACCEPTs up to ACCEPT_DEPTH, each with a connection slot free for it */
@@ -216,10 +219,18 @@ static void arm_accept(struct worker *w)
 {
 	while (w->listening && !w->stopping && w->accepts < ACCEPT_DEPTH &&
 	       w->active + w->accepts < w->nconn) {
-		struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_ACCEPT);
+		struct accept_addr *a = w->accept_addr;
+		struct io_uring_sqe *sqe;
 
-		io_uring_prep_accept_direct(sqe, SLOT_LISTEN, NULL, NULL, 0,
-					    IORING_FILE_INDEX_ALLOC);
+		while (a->busy)		/* one is free: accepts < ACCEPT_DEPTH */
+			a++;
+		a->busy = true;
+		a->len = sizeof(a->sa);
+		/* the peer's address, for the log, from the ACCEPT itself */
+		sqe = sqe_raw(w, ud(OP_ACCEPT, a - w->accept_addr));
+		io_uring_prep_accept_direct(sqe, SLOT_LISTEN,
+					    (struct sockaddr *)&a->sa, &a->len,
+					    0, IORING_FILE_INDEX_ALLOC);
 		sqe->flags |= IOSQE_FIXED_FILE;
 		/* wait for a connection before trying: a try that finds
 		 * none makes and frees a socket (6.10 on; -EINVAL before) */
@@ -568,6 +579,10 @@ static void on_open(struct worker *w, struct conn *c)
 			list_directory(w, c);
 			return;
 		}
+		if (open_status(c->rq.open_res) != 404)
+			error_log(w, "opening %s%s under the root: %s", c->path,
+				  index ? "/index.html" : "",
+				  strerror(-c->rq.open_res));
 		respond_error(w, c, open_status(c->rq.open_res));
 		return;
 	}
@@ -682,11 +697,13 @@ static void advance(struct worker *w, struct conn *c)
 	}
 }
 
-static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
+static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
+		      struct accept_addr *a)
 {
 	struct conn *c;
 
 	w->accepts--;
+	a->busy = false;
 	if (cqe->res == -EINVAL && !w->accept_try_first) {
 		w->accept_try_first = true;	/* no POLL_FIRST here */
 		arm_accept(w);
@@ -694,13 +711,17 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 	}
 	if (cqe->res < 0 || cqe->res < SLOT_CONN ||
 	    cqe->res >= SLOT_CONN + (int)w->nconn) {
-		if (cqe->res >= 0 || cqe->res == -ENFILE)
-			fprintf(stderr, "nofd-httpd: accept gave %d\n",
-				cqe->res);
+		if (cqe->res >= 0)
+			error_log(w, "ACCEPT gave slot %d", cqe->res);
+		else if (cqe->res == -ENFILE)
+			limit_reached(w, "no connection slot for an ACCEPT "
+				      "(ENFILE): a connection closed unanswered");
 		arm_accept(w);
 		return;
 	}
 	c = &w->conns[cqe->res - SLOT_CONN];
+	c->peer = a->sa;
+	c->peer_len = a->len;
 	w->accepted++;
 	w->active++;
 	arm_accept(w);
@@ -719,8 +740,6 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe)
 /* A connection accepted into @c's slot: read its first request. */
 static void conn_start(struct worker *w, struct conn *c)
 {
-	struct io_uring_sqe *sqe;
-
 	c->phase = PH_RECV;
 	c->inflight = 0;
 	c->req_len = c->head_len = c->req_seen = 0;
@@ -729,19 +748,13 @@ static void conn_start(struct worker *w, struct conn *c)
 	c->held_first = c->held_last = -1;
 	c->held_n = c->held_off = 0;
 	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
-	c->peer_len = 0;
 	if (w->active > w->limit || w->stopping) {
+		if (!w->stopping)
+			limit_reached(w, "--max-conns: a connection answered "
+				      "503");
 		w->rejected++;
 		respond_and_close(w, c, 503);
 		return;
-	}
-	if (opt.log && kc.getsockname) {
-		c->peer_len = sizeof(c->peer);
-		sqe = sqe_for(w, c, OP_PEER);
-		io_uring_prep_cmd_getsockname(sqe, conn_slot(w, c),
-					      (struct sockaddr *)&c->peer,
-					      &c->peer_len, 1);
-		sqe->flags |= IOSQE_FIXED_FILE;
 	}
 	arm_recv(w, c);
 }
@@ -770,10 +783,6 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		break;
 	case OP_PIPE_FD:
 		c->pipe_fd = res;
-		break;
-	case OP_PEER:
-		if (res < 0)
-			c->peer_len = 0;
 		break;
 	case OP_EXPIRE:
 		/* nothing on the socket yet (a READ first): the next sweep */
@@ -807,56 +816,35 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 	}
 }
 
-static void stop_worker(struct worker *w)
-{
-	struct io_uring_sqe *sqe;
-
-	if (w->stopping)
-		return;
-	w->stopping = true;
-	cancel_accept(w);
-	/* idle keep-alive connections: their RECV is cancelled and they
-	 * close; requests being answered finish, then close */
-	for (unsigned int i = 0; i < w->nconn; i++) {
-		struct conn *c = &w->conns[i];
-
-		if (c->phase != PH_RECV || c->req_len)
-			continue;
-		if (c->multishot) {
-			/* its last CQE ends it (stopping: not a pause) */
-			if (c->recv_armed)
-				recv_cancel(w, c);
-			else if (!c->inflight)
-				conn_close(w, c);
-			continue;
-		}
-		sqe = sqe_for(w, c, OP_CANCEL);
-		io_uring_prep_cancel64(sqe, ud(OP_RECV, i), 0);
-	}
-}
-
 static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 {
 	enum op op = cqe->user_data >> 32;
 	unsigned int idx = (uint32_t)cqe->user_data;
 	struct conn *c;
 
+	if (op == OP_ACCEPT) {
+		on_accept(w, cqe, &w->accept_addr[idx]);
+		return;
+	}
 	if (idx == NO_CONN) {
 		switch (op) {
-		case OP_ACCEPT:
-			on_accept(w, cqe);
-			break;
 		case OP_LOG:
 			w->log_busy = false;
 			break;
-		case OP_WAKE:
-			stop_worker(w);
+		case OP_WAKE:		/* signals.c */
+			stop_worker(w, cqe->res);
+			break;
+		case OP_REOPEN_MSG:
+			log_reopen(w);
+			break;
+		case OP_REOPEN:
+			log_reopened(w, cqe->res);
 			break;
 		case OP_LISTENER:	/* the first thread's (share_listener()) */
 			if (cqe->res < 0)
 				die("the listener from the first thread",
 				    cqe->res);
-			w->listening = true;
+			w->listening = !w->stopping;
 			arm_accept(w);
 			break;
 		case OP_TICK:
@@ -906,10 +894,8 @@ void serve(struct worker *w)
 {
 	sigset_t wait_mask;
 
-	/* only the first worker takes SIGINT/SIGTERM, while it waits */
-	pthread_sigmask(SIG_SETMASK, NULL, &wait_mask);
-	sigdelset(&wait_mask, SIGINT);
-	sigdelset(&wait_mask, SIGTERM);
+	/* only the first worker takes signals, while it waits (signals.c) */
+	signals_wait_mask(&wait_mask);
 	clock_tick(w);
 	arm_accept(w);
 	arm_tick(w);
@@ -919,19 +905,8 @@ void serve(struct worker *w)
 		unsigned int head, n = 0;
 		int ret;
 
-		if (!w->id && stop_signal && !w->stopping) {
-			for (int i = 1; i < opt.threads; i++) {
-				struct io_uring_sqe *sqe = sqe_for(w, NULL,
-								   OP_MSG);
-
-				io_uring_prep_msg_ring(sqe,
-						       workers[i].ring.ring_fd,
-						       0, ud(OP_WAKE, NO_CONN),
-						       0);
-			}
-			stop_worker(w);
-		}
-		if (w->stopping && !w->active && !w->accepts) {
+		signals_check(w);
+		if (w->stopping && drained(w)) {
 			log_flush(w);
 			if (!w->log_busy && !w->log_len &&
 			    !io_uring_sq_ready(&w->ring))

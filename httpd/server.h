@@ -37,9 +37,11 @@
  * request buffer has room and the connection is ready for the next.
  *
  * The files: nofd-httpd.c (main, the start-up message, the count of heap
- * allocations after start-up), options.c (the command line), setup.c (the
+ * allocations after start-up), options.c (the command line), user.c
+ * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
+ * signals.c (stop, drain, reopen),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
  * listing.c (directory listings), log.c (the access log), cache.c (the
  * open-file cache), linger.c (closing while the client sends), http.c
@@ -98,6 +100,7 @@ struct options {
 	enum send_mode send;
 	enum recv_mode recv;
 	unsigned int idle_ms, header_ms, send_ms;
+	unsigned int drain_ms;		/* SIGTERM's limit; 0: none */
 	const char *log;	/* NULL: off; "-": stdout */
 	unsigned int log_flush_ms;	/* how long a log line may wait */
 	bool defer;
@@ -107,6 +110,8 @@ struct options {
 	bool stock;			/* as if without the nofd series */
 	bool precompressed;		/* FILE.br, FILE.gz for FILE */
 	bool list_dotfiles;		/* list names that start with '.' */
+	const char *user;		/* --user; NULL: nobody, as root */
+	const char *error_log;		/* NULL: stderr */
 };
 
 extern struct options opt;
@@ -133,12 +138,12 @@ extern bool stock;
 extern int root_fd;
 
 enum op {
-	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_PEER, OP_OPEN, OP_STATX,
+	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_OPEN, OP_STATX,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
-	OP_CANCEL_RECV, OP_LISTENER, OP_SHUTDOWN,
+	OP_CANCEL_RECV, OP_LISTENER, OP_SHUTDOWN, OP_REOPEN_MSG, OP_REOPEN,
 };
 
 enum phase {
@@ -288,14 +293,22 @@ struct conn {
 	int pipe_fd;			/* pipe_wr installed, for its size */
 	int pipe_size;			/* what one SPLICE pair moves */
 	unsigned int pipe_want;		/* the size asked for */
-	/* for the access log */
+	/* for the access log: the address its ACCEPT gave (0: none) */
 	struct sockaddr_in6 peer;
 	socklen_t peer_len;
+};
+
+/* Where an ACCEPT in flight puts its peer's address: user_data's index */
+struct accept_addr {
+	struct sockaddr_in6 sa;
+	socklen_t len;
+	bool busy;
 };
 
 struct worker {
 	int id;
 	pthread_t thread;
+	pid_t tid;
 	struct io_uring ring;
 	unsigned int nconn;		/* conns[]: limit + SPARE_CONNS */
 	unsigned int limit;		/* served at once; more get 503 */
@@ -303,9 +316,13 @@ struct worker {
 	char *mem;			/* every conn's buffers, in one piece */
 	unsigned int active;		/* accepted, not yet closed */
 	unsigned int accepts;		/* ACCEPTs in flight */
+	struct accept_addr accept_addr[ACCEPT_DEPTH];
 	bool accept_try_first;		/* the kernel has no ACCEPT_POLL_FIRST */
 	bool listening;			/* SLOT_LISTEN holds the listener */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
+	uint64_t drain_deadline_ms;	/* stopping: exit then, at the latest */
+	bool drain_cut;			/* it passed with connections open */
+	uint64_t limit_logged_ms;	/* limit_reached() last said one */
 	/* its buffers are registered: READ_FIXED (past RLIMIT_MEMLOCK: READ) */
 	bool fixed_bufs;
 	uint64_t now_ms;
@@ -321,6 +338,7 @@ struct worker {
 	uint64_t log_since_ms;	/* when the first of log_len came */
 	int log_fill;
 	bool log_busy;
+	bool log_reopening;		/* its OPENAT is in flight: no WRITE */
 	/* the multishot RECVs' provided buffers (NULL: a RECV per request) */
 	struct io_uring_buf_ring *rbr;
 	char *rbufs;
@@ -342,7 +360,7 @@ struct worker {
 };
 
 extern struct worker *workers;
-extern volatile sig_atomic_t stop_signal;
+extern volatile sig_atomic_t stop_signal, reopen_signal;
 
 static inline uint64_t ud(enum op op, unsigned int idx)
 {
@@ -421,6 +439,11 @@ static inline void close_pipe(struct worker *w, struct conn *c)
 	c->pipe_open = false;
 }
 
+/* user.c */
+void user_resolve(void);
+void user_drop(void);
+const char *user_served_as(void);
+
 /* setup.c */
 void probe_kernel(void);
 void worker_init(struct worker *w);
@@ -431,10 +454,21 @@ void share_listener(struct worker *w);
 void serve(struct worker *w);
 void conn_close(struct worker *w, struct conn *c);
 void recv_drop(struct worker *w, struct conn *c);
+void recv_cancel(struct worker *w, struct conn *c);
+void cancel_accept(struct worker *w);
 
 /* linger.c */
 void conn_end(struct worker *w, struct conn *c);
 void on_linger(struct worker *w, struct conn *c);
+
+/* signals.c */
+void signals_init(void);
+void signals_wait_mask(sigset_t *mask);
+void signals_check(struct worker *w);
+void stop_worker(struct worker *w, bool unlimited);
+bool drained(struct worker *w);
+void log_reopen(struct worker *w);
+void log_reopened(struct worker *w, int res);
 
 /* respond.c */
 void send_out(struct worker *w, struct conn *c, const char *body, size_t len);
@@ -448,6 +482,11 @@ void send_chunk(struct worker *w, struct conn *c, bool first);
 void on_pipe(struct worker *w, struct conn *c);
 
 /* log.c */
+void error_log_init(void);
+void error_log(struct worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void error_log_reopen(struct worker *w);
+void limit_reached(struct worker *w, const char *what);
 void log_flush(struct worker *w);
 void log_flush_due(struct worker *w);
 void log_request(struct worker *w, struct conn *c, uint64_t bytes);

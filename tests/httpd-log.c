@@ -2,7 +2,8 @@
 /*
  * Description: nofd-httpd's access log, opened as a direct descriptor,
  * has one common-log-format line per request, in order: the client's
- * address (SOCKET_URING_OP_GETSOCKNAME of the direct socket), the request
+ * address (from the ACCEPT's own addr, on every kernel: before 6.19,
+ * which has no GETSOCKNAME of a slot, it was "-"), the request
  * line, the status and the body bytes sent; -n writes none. The date of
  * each line and of the Date header are strftime()'s of a second the
  * request was served in; a request line is escaped (quotes, backslashes,

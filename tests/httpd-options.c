@@ -21,6 +21,9 @@ static const struct {
 	{ { "--port", "x" }, "--port" },		/* not a number */
 	{ { "stray" }, "'stray'" },			/* not an option */
 	{ { "--bogus" }, "--bogus" },			/* getopt's line */
+	{ { "--drain-timeout", "x" }, "--drain-timeout" },	/* a number */
+	{ { "--user", "no-such-user-here" }, "--user" },	/* no one */
+	{ { "--user", "0" }, "--user" },	/* uid 0 only as --user root */
 };
 
 /* Run the server with @args; its exit status, its stderr in @out */

@@ -18,9 +18,8 @@
 
 #include "test.h"
 
-#define HTTPD_BIN "/bin/nofd-httpd"
-/* Set by a host check (tests/host/httpd-native.sh): the server to run */
-#define HTTPD_BIN_ENV "NOFD_HTTPD_BIN"
+/* the guest's; NOFD_HTTPD_BIN names another (tests/host/httpd-native.sh) */
+#define HTTPD_BIN (getenv("NOFD_HTTPD_BIN") ?: "/bin/nofd-httpd")
 /* Set by tests/httpd-stock: every server the tests start runs --stock */
 #define HTTPD_STOCK_ENV "NOFD_HTTPD_STOCK"
 
@@ -43,7 +42,7 @@ static inline void t_write_file(const char *path, const void *data,
 
 static inline const char *httpd_bin(void)
 {
-	return getenv(HTTPD_BIN_ENV) ? getenv(HTTPD_BIN_ENV) : HTTPD_BIN;
+	return HTTPD_BIN;
 }
 
 static inline bool httpd_stock(void)

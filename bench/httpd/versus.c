@@ -86,11 +86,14 @@ struct server {
 
 /*
  * both servers' open-file caches hold every file of the many-files load;
- * nofd-httpd says at exit how many requests its cache served (--stats)
+ * nofd-httpd says at exit how many requests its cache served (--stats);
+ * both serve as root (nginx.conf's "user root"; the site is in a 0700
+ * work directory)
  */
 #define NOFD(port, ...) { "/bin/nofd-httpd", "--addr", "127.0.0.1",	\
 	"--port", port, "--root", site, "--threads", "2", "--access-log",	\
-	access_log, "--file-cache", "10000", "--stats", __VA_ARGS__ }
+	access_log, "--file-cache", "10000", "--stats", "--user", "root",	\
+	__VA_ARGS__ }
 
 
 /*

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: SIGUSR1 and SIGHUP reopen nofd-httpd's access log by its
+ * path, as logrotate's postrotate expects: after the log is renamed and
+ * the signal sent, the lines of later requests go to a new file of that
+ * name and the renamed one keeps the earlier ones; SIGUSR2 is ignored.
+ * None of them stops the server (SIGHUP and SIGUSR1 used to kill it), and
+ * a 32 MiB download read slowly across all three completes byte for
+ * byte, its line in the newest log. The log's directory belongs to the
+ * user the server serves as (nobody): the new file is created as that
+ * user. When it may not (the directory made read-only), the reopen fails,
+ * the lines go on to the file opened before, and the error log says why.
+ */
+#include "httpd.h"
+
+#define ROOT "/tmp/httpd-reopen"
+#define LOGDIR "/tmp/httpd-reopen-logs"
+#define LOG LOGDIR "/access.log"
+#define BIG (32 << 20)
+#define NOBODY 65534
+
+static unsigned char byte_at(size_t i)
+{
+	return i ^ (i >> 8) ^ (i >> 16) ^ 0x5a;
+}
+
+/* A connection whose receive buffer stays 64 KiB, GET /big.bin sent */
+static int start_download(int port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct timeval tv = { .tv_sec = 20 };
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), size = 65536;
+	static const char req[] = "GET /big.bin HTTP/1.1\r\nHost: t\r\n"
+				  "Connection: close\r\n\r\n";
+
+	t_assert(s >= 0, "socket");
+	t_assert(!setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)),
+		 "SO_RCVBUF");
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	t_assert(!connect(s, (void *)&sa, sizeof(sa)), "connect %d", port);
+	hc_send(s, req, sizeof(req) - 1);
+	return s;
+}
+
+/* Read @s's head (the first time), then its body up to @upto, checked */
+static bool read_body(int s, size_t upto, size_t *got, bool *head_seen)
+{
+	static char buf[65536];
+	size_t head_len = 0;
+
+	if (!*head_seen) {
+		while (!memmem(buf, head_len, "\r\n\r\n", 4)) {
+			if (recv(s, buf + head_len, 1, 0) != 1)
+				return false;
+			head_len++;
+		}
+		buf[head_len] = '\0';
+		if (strncmp(buf, "HTTP/1.1 200", 12) ||
+		    !strstr(buf, "Content-Length: 33554432\r\n"))
+			return false;
+		*head_seen = true;
+	}
+	while (*got < upto) {
+		size_t want = upto - *got < sizeof(buf) ? upto - *got :
+			      sizeof(buf);
+		ssize_t n = recv(s, buf, want, 0);
+
+		if (n <= 0)
+			return false;
+		for (ssize_t i = 0; i < n; i++)
+			if ((unsigned char)buf[i] != byte_at(*got + i))
+				return false;
+		*got += n;
+	}
+	return true;
+}
+
+/* Whether @path holds @what */
+static bool file_has(const char *path, const char *what)
+{
+	static char b[65536];
+	ssize_t n = t_read_file(path, b, sizeof(b) - 1);
+
+	if (n < 0)
+		return false;
+	b[n] = '\0';
+	return strstr(b, what) != NULL;
+}
+
+/* GET @path (a 404): its line is in @log, not in @other */
+static void logged_in(int port, const char *path, const char *log,
+		      const char *other, const char *after)
+{
+	char want[128], buf[4096];
+	struct hc_resp r;
+
+	hc_get(port, path, buf, sizeof(buf), &r);
+	snprintf(want, sizeof(want), "\"GET %s HTTP/1.1\" 404 ", path);
+	t_check(t_wait_for(file_has(log, want)), "%s: GET %s is logged in %s",
+		after, path, log);
+	if (other)
+		t_check(!file_has(other, want), "%s: and not in %s", after,
+			other);
+}
+
+int main(void)
+{
+	const char *argv[] = { "--access-log", LOG, "--log-flush", "0",
+			       "--threads", "2", NULL };
+	struct httpd h;
+	size_t got = 0;
+	bool head = false, ok;
+	int s;
+
+	mkdir(ROOT, 0755);
+	mkdir(LOGDIR, 0755);
+	chmod(LOGDIR, 0755);
+	t_assert(!chown(LOGDIR, NOBODY, NOBODY), "chown " LOGDIR);
+	unlink(LOG);
+	unlink(LOG ".1");
+	unlink(LOG ".2");
+	unlink(LOG ".3");
+	{
+		static unsigned char chunk[1 << 20];
+		int fd = open(ROOT "/big.bin", O_WRONLY | O_CREAT | O_TRUNC,
+			      0644);
+
+		t_assert(fd >= 0, "create big.bin");
+		for (size_t off = 0; off < BIG; off += sizeof(chunk)) {
+			for (size_t i = 0; i < sizeof(chunk); i++)
+				chunk[i] = byte_at(off + i);
+			t_assert(write(fd, chunk, sizeof(chunk)) ==
+				 sizeof(chunk), "write big.bin");
+		}
+		close(fd);
+	}
+
+	httpd_start(&h, ROOT, argv);
+	s = start_download(h.port);
+	t_assert(read_body(s, 1 << 20, &got, &head), "the download starts");
+	logged_in(h.port, "/one", LOG, NULL, "at start");
+
+	t_assert(!rename(LOG, LOG ".1"), "rename the log");
+	kill(h.pid, SIGUSR1);
+	t_check(t_wait_for(!access(LOG, F_OK)), "SIGUSR1: a new %s", LOG);
+	t_check(kill(h.pid, 0) == 0, "SIGUSR1: the server runs on");
+	t_assert(read_body(s, 2 << 20, &got, &head), "the download goes on");
+	logged_in(h.port, "/two", LOG, LOG ".1", "SIGUSR1");
+
+	t_assert(!rename(LOG, LOG ".2"), "rename the log");
+	kill(h.pid, SIGHUP);
+	t_check(t_wait_for(!access(LOG, F_OK)), "SIGHUP: a new %s", LOG);
+	t_check(kill(h.pid, 0) == 0, "SIGHUP: the server runs on");
+	t_assert(read_body(s, 3 << 20, &got, &head), "the download goes on");
+	logged_in(h.port, "/three", LOG, LOG ".2", "SIGHUP");
+
+	kill(h.pid, SIGUSR2);
+	t_assert(read_body(s, 4 << 20, &got, &head), "the download goes on");
+	logged_in(h.port, "/four", LOG, NULL, "SIGUSR2");
+	t_check(kill(h.pid, 0) == 0, "SIGUSR2: the server runs on");
+
+	/* nobody may not create the file: the old one goes on */
+	chmod(LOGDIR, 0555);
+	t_assert(!rename(LOG, LOG ".3"), "rename the log");
+	kill(h.pid, SIGUSR1);
+	usleep(300 * 1000);
+	t_check(access(LOG, F_OK), "SIGUSR1, a read-only directory: no new "
+		"log");
+	logged_in(h.port, "/five", LOG ".3", NULL, "a failed reopen");
+	chmod(LOGDIR, 0755);
+	t_assert(!rename(LOG ".3", LOG), "rename the log back");
+
+	ok = read_body(s, BIG, &got, &head);
+	t_check(ok && got == BIG, "the download read across the signals is "
+		"whole, byte for byte (%zu of %d)", got, BIG);
+	close(s);
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "exit 0");
+	t_check(file_has(LOG, "\"GET /big.bin HTTP/1.1\" 200 33554432\n"),
+		"the download's line is in the newest log");
+	t_check(strstr(h.log, "reopening the access log " LOG ": Permission "
+		       "denied; its lines go to the file opened before") !=
+		NULL, "the failed reopen is in the error log: %s", h.log);
+	return t_exit();
+}
