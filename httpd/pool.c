@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * pool.c: the memory that follows use.
+ * pool.c: the memory that follows use, and the one limit of the server.
+ *
+ * --max-conns N is one count for all threads: admit() takes one of N
+ * places for a connection, admit_end() gives it back, and the N+1th is
+ * answered 503 whichever thread accepted it. So that any thread can hold
+ * all N, each thread's table has slots for N connections (and
+ * SPARE_CONNS more, to answer 503): slots cost the kernel 8 bytes each
+ * and no memory of ours.
  *
  * What a connection uses comes from the worker's pools, taken when it is
  * needed and given back when it is not, in chunks of POOL_CHUNK blocks
@@ -30,7 +37,26 @@
 
 #include "server.h"
 
+static unsigned int admitted;	/* connections holding a place of N */
 static bool ipc_lock;		/* the rings were made with CAP_IPC_LOCK */
+
+bool admit(void)
+{
+	unsigned int n = __atomic_load_n(&admitted, __ATOMIC_RELAXED);
+
+	do {
+		if (n >= opt.max_conns)
+			return false;
+	} while (!__atomic_compare_exchange_n(&admitted, &n, n + 1, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void admit_end(void)
+{
+	__atomic_fetch_sub(&admitted, 1, __ATOMIC_RELAXED);
+}
 
 static void pool_init(struct pool *p, size_t block, unsigned int blocks)
 {
@@ -244,12 +270,16 @@ void conn_body_put(struct worker *w, struct conn *c)
 	}
 }
 
-/* At the close: every buffer back */
+/* At the close: every buffer back, and its place of --max-conns */
 void conn_put(struct worker *w, struct conn *c)
 {
 	conn_body_put(w, c);
 	if (c->req) {
 		pool_give(w, &w->heads, &c->heads_ref);
 		c->req = c->out = c->path = c->index_path = NULL;
+	}
+	if (c->admitted) {
+		c->admitted = false;
+		admit_end();
 	}
 }

@@ -755,7 +755,8 @@ static void conn_start(struct worker *w, struct conn *c)
 		conn_close(w, c);
 		return;
 	}
-	if (w->active > w->limit || w->stopping) {
+	/* one count for all threads (pool.c) */
+	if (w->stopping || !(c->admitted = admit())) {
 		if (!w->stopping)
 			limit_reached(w, "--max-conns: a connection answered "
 				      "503");

@@ -42,7 +42,7 @@
  * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
- * pool.c (the buffers that follow use),
+ * pool.c (the one --max-conns of all threads, the buffers that follow use),
  * signals.c (stop, drain, reopen),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
  * listing.c (directory listings), log.c (the access log), cache.c (the
@@ -291,6 +291,7 @@ struct conn {
 	bool pipe_open;
 	bool keepalive, timed_out;
 	bool accept_pending;		/* accepted before the last one freed */
+	bool admitted;			/* holds one of --max-conns' places */
 	/*
 	 * the request being read: buffer, bytes in it, its head's length;
 	 * req and out are taken from the worker's heads at the ACCEPT and
@@ -351,9 +352,8 @@ struct worker {
 	pthread_t thread;
 	pid_t tid;
 	struct io_uring ring;
-	/* conns[]: limit + SPARE_CONNS, mapped, touched as used */
+	/* conns[]: --max-conns + SPARE_CONNS, mapped, touched as used */
 	unsigned int nconn;
-	unsigned int limit;		/* served at once; more get 503 */
 	struct conn *conns;
 	struct pool heads, bodies;	/* the connections' buffers (pool.c) */
 	unsigned int active;		/* accepted, not yet closed */
@@ -537,6 +537,7 @@ void on_dents(struct worker *w, struct conn *c);
 void on_install(struct worker *w, struct conn *c);
 
 /* pool.c */
+bool admit(void);
 void pools_init(struct worker *w);
 void pools_note(void);
 void conn_slots(struct worker *w, struct conn *c);

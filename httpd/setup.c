@@ -277,16 +277,15 @@ static void recv_buffers_init(struct worker *w)
 void worker_init(struct worker *w)
 {
 	struct io_uring_params p = {
-		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL,
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL |
+			 IORING_SETUP_CLAMP,
 	};
-	unsigned int per = opt.max_conns / opt.threads;
 	struct io_uring_sqe *sqe;
 	struct sockaddr_in6 sa;
 	socklen_t salen;
 	unsigned int slots;
 	int ret;
 
-	w->limit = per ? per : 1;
 	/* deadlines are swept 8 times in the shortest timeout, at least
 	 * every second and at most every 10 ms */
 	w->tick_ms = opt.idle_ms < opt.header_ms ? opt.idle_ms :
@@ -296,9 +295,12 @@ void worker_init(struct worker *w)
 		     w->tick_ms;
 	w->tick.tv_sec = w->tick_ms / 1000;
 	w->tick.tv_nsec = w->tick_ms % 1000 * 1000000L;
-	w->nconn = w->limit + SPARE_CONNS;
+	/* any thread may hold all of --max-conns (pool.c) */
+	w->nconn = opt.max_conns + SPARE_CONNS;
 	slots = SLOT_CONN + w->nconn * 5 + opt.cache_files;
 	raise_nofile(slots);
+	/* past the kernel's most (65536: --max-conns over 8,000) CLAMP
+	 * takes that, and completions beyond it wait in its overflow list */
 	p.cq_entries = w->nconn * 8 > 2 * opt.entries ? w->nconn * 8 :
 		       2 * opt.entries;
 	if (opt.defer)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # nofd-httpd's operation (the access log's client, --user, the drain,
-# the reopen, the error log, memory at rest and under 4,096 connections, against nginx where build/debs has one
+# the reopen, the error log, --max-conns across threads, memory at rest
+# and under 4,096 connections, against nginx where build/debs has one
 # unpacked), run natively on this
 # machine's kernel (stock mode, as a user's machine runs it): the server
 # and the tests are static, started from build/bin, the server on
@@ -22,7 +23,7 @@ esac
 [ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 tests=(httpd-log httpd-user httpd-drain httpd-reopen httpd-errlog
-	httpd-memory)
+	httpd-max-conns httpd-memory)
 # httpd-memory compares with nginx: Debian's, unpacked by make build/debs,
 # not installed; it runs in the namespace below as the server does
 nginx=$PWD/build/debs/usr/sbin/nginx
