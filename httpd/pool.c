@@ -227,16 +227,21 @@ void conn_slots(struct worker *w, struct conn *c)
 /* @c's head buffers, from its ACCEPT: false when there is no memory */
 bool conn_heads(struct worker *w, struct conn *c)
 {
-	if (!c->req) {
-		c->req = pool_take(w, &w->heads, &c->heads_ref);
-		if (!c->req) {
+	if (!c->out) {
+		/*
+		 * out and path first: with a short path both are in the
+		 * first page, and a request head of up to 4 KiB in the
+		 * second, so a kept-alive connection touches two
+		 */
+		c->out = pool_take(w, &w->heads, &c->heads_ref);
+		if (!c->out) {
 			limit_reached(w, "no memory for a connection's "
 				      "buffers: closed unanswered");
 			return false;
 		}
-		c->out = c->req + HTTP_HEAD_MAX;
 		c->path = c->out + OUT_MAX;
-		c->index_path = c->path + PATH_MAX_LEN;
+		c->req = c->path + PATH_MAX_LEN;
+		c->index_path = c->req + HTTP_HEAD_MAX;
 	}
 	return true;
 }
@@ -274,7 +279,7 @@ void conn_body_put(struct worker *w, struct conn *c)
 void conn_put(struct worker *w, struct conn *c)
 {
 	conn_body_put(w, c);
-	if (c->req) {
+	if (c->out) {
 		pool_give(w, &w->heads, &c->heads_ref);
 		c->req = c->out = c->path = c->index_path = NULL;
 	}

@@ -91,8 +91,9 @@
 #define POOL_CHUNK	16	/* buffers mapped at once (pool.c) */
 #define PATH_MAX_LEN	(HTTP_TARGET_MAX + 16)	/* c->path */
 #define INDEX_PATH_LEN	(HTTP_TARGET_MAX + 32)	/* c->index_path */
-/* a connection's own buffers, ACCEPT to close: req, out, path, index_path */
-#define HEADS_SIZE	(HTTP_HEAD_MAX + OUT_MAX + PATH_MAX_LEN + INDEX_PATH_LEN)
+/* a connection's own buffers, ACCEPT to close: out, path, req, index_path */
+#define HEADS_SIZE	(OUT_MAX + PATH_MAX_LEN + HTTP_HEAD_MAX + \
+			 INDEX_PATH_LEN)
 
 enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_SPLICE, SEND_READ };
 enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
@@ -294,9 +295,9 @@ struct conn {
 	bool admitted;			/* holds one of --max-conns' places */
 	/*
 	 * the request being read: buffer, bytes in it, its head's length;
-	 * req and out are taken from the worker's heads at the ACCEPT and
-	 * given back at the close, body from its bodies when a response or
-	 * a linger needs it (pool.c); NULL when not held
+	 * out, path, req and index_path are taken from the worker's heads
+	 * at the ACCEPT and given back at the close, body from its bodies
+	 * when a response or a linger needs it (pool.c); NULL when not held
 	 */
 	struct pool_ref heads_ref, body_ref;
 	char *req;
@@ -325,8 +326,8 @@ struct conn {
 	struct request rq;
 	/* the request's target, decoded, and (stock) its path/index.html */
 	char *path;			/* PATH_MAX_LEN bytes, after out */
-	char *index_path;		/* INDEX_PATH_LEN bytes, after path */
-	char *out;			/* head (and small bodies), after req */
+	char *index_path;		/* INDEX_PATH_LEN bytes, after req */
+	char *out;			/* head (and small bodies): first */
 	size_t out_len;
 	char *body;			/* CHUNK bytes, registered for READ */
 	struct listing list;		/* a listing being made (listing.c) */

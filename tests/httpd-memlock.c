@@ -9,8 +9,9 @@
  * 65534 and serves a 4 KiB and a 100 KiB file, each the bytes read(2)
  * reads; with the limit lifted, it says nothing of the kind. With one
  * thread and 768 KiB, room for its ring but less than the first chunk of
- * buffers it maps (16 of 64 KiB), that chunk's registration fails: it says so in the error log (the limit
- * reached) and serves the same bytes by plain READs.
+ * buffers it maps (16 of 64 KiB), that chunk's registration fails: it
+ * says so in the error log (the limit reached) and serves the same bytes
+ * by plain READs.
  */
 #include "httpd.h"
 
