@@ -107,6 +107,13 @@ void pools_note(void)
 	       opt.threads;
 	if (most <= rl.rlim_cur)
 		return;
+	if (rl.rlim_cur < chunk) {
+		fprintf(stderr, "nofd-httpd: READ into unregistered buffers: "
+			"RLIMIT_MEMLOCK (%llu KiB; ulimit -l) is less than a "
+			"chunk of them (%zu KiB)\n",
+			(unsigned long long)rl.rlim_cur / 1024, chunk / 1024);
+		return;
+	}
 	fprintf(stderr, "nofd-httpd: READ into unregistered buffers past "
 		"RLIMIT_MEMLOCK (%llu KiB; ulimit -l): the body buffers of "
 		"%llu connections at once are registered, %u KiB each\n",

@@ -8,7 +8,8 @@
  * ("registering the buffers: Cannot allocate memory"). It runs as uid
  * 65534 and serves a 4 KiB and a 100 KiB file, each the bytes read(2)
  * reads; with the limit lifted, it says nothing of the kind. With one
- * thread and 768 KiB, room for its ring but less than the first chunk of
+ * thread, --send read (so that the bodies are READ on the nofd kernel
+ * too) and 768 KiB, room for its ring but less than the first chunk of
  * buffers it maps (16 of 64 KiB), that chunk's registration fails: it
  * says so in the error log (the limit reached) and serves the same bytes
  * by plain READs.
@@ -46,8 +47,8 @@ int main(void)
 
 	/* first: the rings of a server that just exited may still count
 	 * for the user's locked memory for a moment */
-	httpd_start_limited(&h, ROOT, (const char *[]){ "-n", "-t", "1", NULL },
-			    NOBODY, SMALL);
+	httpd_start_limited(&h, ROOT, (const char *[]){ "-n", "-t", "1", "-s",
+			    "read", NULL }, NOBODY, SMALL);
 	get(h.port, "/4k.bin", 4096);
 	get(h.port, "/100k.bin", sizeof(want));
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "exit status: %s", h.log);

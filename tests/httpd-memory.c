@@ -144,6 +144,21 @@ static int free_port(void)
 	return port;
 }
 
+/* Whether a connection to @port is accepted (hc_connect() fails the test) */
+static bool listening(int port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok = s >= 0 && !connect(s, (void *)&sa, sizeof(sa));
+
+	if (s >= 0)
+		close(s);
+	return ok;
+}
+
 /* nginx as nofd-httpd is here: 4 workers, @n connections each, no log */
 static void nginx(const char *bin, unsigned int n)
 {
@@ -166,7 +181,8 @@ static void nginx(const char *bin, unsigned int n)
 		 "  fastcgi_temp_path " NGINX_DIR "/fastcgi;\n"
 		 "  uwsgi_temp_path " NGINX_DIR "/uwsgi;\n"
 		 "  scgi_temp_path " NGINX_DIR "/scgi;\n"
-		 "  server { listen 127.0.0.1:%d; root " ROOT "; }\n}\n",
+		 "  server { listen 127.0.0.1:%d backlog=4096; root " ROOT "; }\n"
+		 "}\n",
 		 2 * n + 64, n + 64, port);
 	t_write_file(NGINX_DIR "/nginx.conf", conf, strlen(conf));
 	pid = fork();
@@ -176,12 +192,14 @@ static void nginx(const char *bin, unsigned int n)
 		      (char *)NULL);
 		_exit(127);
 	}
-	for (int i = 0; i < 100 && up; i++) {
+	/* listening within 10 s (a guest under TCG starts it slowly) */
+	for (int i = 0; i < 100 && up && !kill(pid, 0); i++) {
+		usleep(100000);
+		up = listening(port) ? 0 : -1;
+	}
+	if (!up) {
 		struct hc_resp r;
 
-		usleep(100000);
-		if (kill(pid, 0))
-			break;
 		up = hc_get(port, "/a.txt", buf, sizeof(buf), &r) == 200 ? 0 :
 		     -1;
 	}
