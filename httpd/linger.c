@@ -45,7 +45,7 @@ void conn_end(struct worker *w, struct conn *c)
 {
 	struct io_uring_sqe *sqe;
 
-	if (!may_send_more(c)) {
+	if (!may_send_more(c) || !conn_body(w, c)) {
 		conn_close(w, c);
 		return;
 	}

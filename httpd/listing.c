@@ -306,6 +306,10 @@ void on_install(struct worker *w, struct conn *c)
 /* A directory without index.html (c->fslot): its listing as the response */
 void list_directory(struct worker *w, struct conn *c)
 {
+	if (!conn_body(w, c)) {
+		respond_error(w, c, 503);
+		return;
+	}
 	c->list = (struct listing){ .head = head_size(c) };
 	if (stock)
 		install_dir(w, c);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "server.h"
@@ -46,26 +45,6 @@ void *__wrap_realloc(void *p, size_t size)
 }
 
 /* Once every ring is ready: say where we serve, then count allocations. */
-/* Which threads READ into unregistered buffers, for RLIMIT_MEMLOCK */
-static void memlock_note(void)
-{
-	struct rlimit rl;
-	int n = 0;
-
-	if (opt.send == SEND_SENDFILE || opt.send == SEND_SPLICE)
-		return;
-	for (int i = 0; i < opt.threads; i++)
-		n += !workers[i].fixed_bufs;
-	if (!n || getrlimit(RLIMIT_MEMLOCK, &rl))
-		return;
-	fprintf(stderr, "nofd-httpd: %d of %d threads READ into unregistered "
-		"buffers: %zu KiB each are past RLIMIT_MEMLOCK (%llu KiB; "
-		"ulimit -l, or fewer --max-conns, lets them register)\n", n,
-		opt.threads, (size_t)(HTTP_HEAD_MAX + OUT_MAX + CHUNK) *
-		workers[0].nconn / 1024,
-		(unsigned long long)rl.rlim_cur / 1024);
-}
-
 static void announce(struct worker *w)
 {
 	int port = bound_port(w);
@@ -90,7 +69,7 @@ static void announce(struct worker *w)
 			"installed for the listing" :
 			"no directory listings (no FIXED_FD_INSTALL): 403");
 	}
-	memlock_note();
+	pools_note();
 	/* a reopen (signals.c) opens the path as the user served as */
 	if (opt.log && strcmp(opt.log, "-") && access(opt.log, W_OK))
 		fprintf(stderr, "nofd-httpd: the user served as may not write "

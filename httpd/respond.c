@@ -133,7 +133,7 @@ static void put_query(char *out, size_t size, size_t *pos,
 
 void respond_redirect(struct worker *w, struct conn *c)
 {
-	char loc[sizeof(c->path) * 3 + HTTP_TARGET_MAX * 3 + 32] =
+	char loc[PATH_MAX_LEN * 3 + HTTP_TARGET_MAX * 3 + 32] =
 		"Location: /";
 	size_t pos = strlen(loc);
 	char *seg = c->path;
@@ -241,9 +241,9 @@ static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 	sqe = sqe_for(w, c, OP_READ);
 	/* --send sendfile or splice registers no buffers: READ, for want
 	 * of a pipe (on_pipe()); nor does a user short of locked memory */
-	if (w->fixed_bufs)
+	if (conn_body_index(w, c) >= 0)
 		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
-					 c->rq.file_off, 0);
+					 c->rq.file_off, conn_body_index(w, c));
 	else
 		io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
 				   c->rq.file_off);
@@ -328,6 +328,14 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	}
 	c->phase = PH_SEND;
 	reserve(w, 4);
+	if (c->rq.use_read && !conn_body(w, c)) {
+		/* no memory for it: a NOP ends the response, and the
+		 * connection, unanswered (on_sent()) */
+		c->rq.failed = true;
+		c->rq.file_left = c->rq.chain_body = 0;
+		io_uring_prep_nop(sqe_for(w, c, OP_SEND));
+		return;
+	}
 	if (c->rq.use_read) {
 		n = queue_read(w, c, hl, sock);
 		w->read_parts++;

@@ -242,6 +242,7 @@ static void arm_accept(struct worker *w)
 
 static void conn_free(struct worker *w, struct conn *c)
 {
+	conn_put(w, c);
 	c->phase = PH_FREE;
 	w->active--;
 	if (c->accept_pending) {
@@ -299,7 +300,7 @@ static void open_index(struct worker *w, struct conn *c)
 	if (stock) {
 		/* c->path is "." or has no trailing slash */
 		if (strcmp(c->path, "."))
-			snprintf(c->index_path, sizeof(c->index_path),
+			snprintf(c->index_path, INDEX_PATH_LEN,
 				 "%s/index.html", c->path);
 		else
 			strcpy(c->index_path, path);
@@ -348,7 +349,7 @@ static bool next_variant(struct conn *c)
 	/* not for the root, "." (a directory, whose index is not looked up
 	 * in variants) */
 	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, ".") ||
-	    c->rq.path_len + 4 > sizeof(c->path))
+	    c->rq.path_len + 4 > PATH_MAX_LEN)
 		return false;
 	for (; i < NR_VARIANTS; i++)
 		if (http_accepts(c->rq.hr.accept_encoding,
@@ -395,7 +396,7 @@ static void handle_request(struct worker *w, struct conn *c)
 		return;
 	}
 	ret = http_path(c->rq.hr.target, c->rq.hr.target_len, c->path,
-			sizeof(c->path), &c->rq.dir_slash);
+			PATH_MAX_LEN, &c->rq.dir_slash);
 	if (ret) {
 		respond_error(w, c, ret);
 		return;
@@ -411,6 +412,7 @@ static void next_request(struct worker *w, struct conn *c)
 
 	c->rq = (struct request){ 0 };
 	c->head_len = 0;
+	conn_body_put(w, c);
 	if (c->multishot)
 		recv_pull(w, c);
 	if (!c->req_len) {
@@ -720,6 +722,7 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
 		return;
 	}
 	c = &w->conns[cqe->res - SLOT_CONN];
+	conn_slots(w, c);
 	c->peer = a->sa;
 	c->peer_len = a->len;
 	w->accepted++;
@@ -748,7 +751,12 @@ static void conn_start(struct worker *w, struct conn *c)
 	c->held_first = c->held_last = -1;
 	c->held_n = c->held_off = 0;
 	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
-	if (w->active > w->limit || w->stopping) {
+	if (!conn_heads(w, c)) {
+		conn_close(w, c);
+		return;
+	}
+	/* one count for all threads (pool.c) */
+	if (w->stopping || !(c->admitted = admit())) {
 		if (!w->stopping)
 			limit_reached(w, "--max-conns: a connection answered "
 				      "503");

@@ -25,8 +25,9 @@
  * without the nofd series, or --stock) the root is one O_PATH descriptor
  * instead, and STATX is of the path. The process's descriptor table holds
  * 0, 1, 2 and one ring per thread (and in stock mode the root), whatever
- * the load. All memory is allocated at start. Timeouts are deadlines the
- * loop sweeps (serve.c), not a LINK_TIMEOUT per request.
+ * the load. The connections' buffers are mapped as they are used
+ * (pool.c); everything else is allocated at start. Timeouts are deadlines
+ * the loop sweeps (serve.c), not a LINK_TIMEOUT per request.
  *
  * The state machine: every SQE of a connection carries its index in
  * user_data, and a connection moves on to its next phase when the last of
@@ -41,6 +42,7 @@
  * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
+ * pool.c (the one --max-conns of all threads, the buffers that follow use),
  * signals.c (stop, drain, reopen),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
  * listing.c (directory listings), log.c (the access log), cache.c (the
@@ -86,6 +88,12 @@
 #define RBUF		2048	/* a provided buffer of the multishot RECVs */
 #define RBUF_GROUP	0	/* their buffer group */
 #define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
+#define POOL_CHUNK	16	/* buffers mapped at once (pool.c) */
+#define PATH_MAX_LEN	(HTTP_TARGET_MAX + 16)	/* c->path */
+#define INDEX_PATH_LEN	(HTTP_TARGET_MAX + 32)	/* c->index_path */
+/* a connection's own buffers, ACCEPT to close: out, path, req, index_path */
+#define HEADS_SIZE	(OUT_MAX + PATH_MAX_LEN + HTTP_HEAD_MAX + \
+			 INDEX_PATH_LEN)
 
 enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_SPLICE, SEND_READ };
 enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
@@ -177,7 +185,35 @@ enum phase {
 	X(splice_bodies, "splice_bodies")				\
 	X(splice_parts, "splice_parts")					\
 	X(read_bodies, "read_bodies")					\
-	X(read_parts, "read_parts")
+	X(read_parts, "read_parts")					\
+	X(mem_chunks_mapped, "mem_chunks_mapped")			\
+	X(mem_chunks_unmapped, "mem_chunks_unmapped")
+
+/*
+ * Buffers of one size, mapped POOL_CHUNK at a time as they are needed and
+ * unmapped when free again (pool.c); chunk i of the bodies is entry i of
+ * the ring's buffer table
+ */
+struct pool_chunk {
+	char *mem;			/* NULL: not mapped */
+	unsigned int nfree;
+	uint16_t free[POOL_CHUNK];	/* its blocks that are free */
+	bool fixed;			/* registered */
+};
+
+struct pool {
+	size_t block;			/* bytes per buffer */
+	unsigned int nchunks;		/* enough for every connection */
+	unsigned int hint;		/* no free buffer before this chunk */
+	unsigned int empty;		/* chunks mapped and all free */
+	bool fixed;			/* chunks are registered when mapped */
+	struct pool_chunk *chunks;
+};
+
+/* A buffer of a pool: its chunk and its place in it */
+struct pool_ref {
+	unsigned int chunk, block;
+};
 
 /* A file held open in a slot of the worker's table (cache.c) */
 struct cached_file {
@@ -256,7 +292,14 @@ struct conn {
 	bool pipe_open;
 	bool keepalive, timed_out;
 	bool accept_pending;		/* accepted before the last one freed */
-	/* the request being read: buffer, bytes in it, its head's length */
+	bool admitted;			/* holds one of --max-conns' places */
+	/*
+	 * the request being read: buffer, bytes in it, its head's length;
+	 * out, path, req and index_path are taken from the worker's heads
+	 * at the ACCEPT and given back at the close, body from its bodies
+	 * when a response or a linger needs it (pool.c); NULL when not held
+	 */
+	struct pool_ref heads_ref, body_ref;
 	char *req;
 	size_t req_len, head_len;
 	/*
@@ -282,9 +325,9 @@ struct conn {
 	size_t drained;			/* linger.c: bytes read and dropped */
 	struct request rq;
 	/* the request's target, decoded, and (stock) its path/index.html */
-	char path[HTTP_TARGET_MAX + 16];
-	char index_path[HTTP_TARGET_MAX + 32];
-	char *out;			/* head (and small bodies) */
+	char *path;			/* PATH_MAX_LEN bytes, after out */
+	char *index_path;		/* INDEX_PATH_LEN bytes, after req */
+	char *out;			/* head (and small bodies): first */
 	size_t out_len;
 	char *body;			/* CHUNK bytes, registered for READ */
 	struct listing list;		/* a listing being made (listing.c) */
@@ -310,10 +353,10 @@ struct worker {
 	pthread_t thread;
 	pid_t tid;
 	struct io_uring ring;
-	unsigned int nconn;		/* conns[]: limit + SPARE_CONNS */
-	unsigned int limit;		/* served at once; more get 503 */
+	/* conns[]: --max-conns + SPARE_CONNS, mapped, touched as used */
+	unsigned int nconn;
 	struct conn *conns;
-	char *mem;			/* every conn's buffers, in one piece */
+	struct pool heads, bodies;	/* the connections' buffers (pool.c) */
 	unsigned int active;		/* accepted, not yet closed */
 	unsigned int accepts;		/* ACCEPTs in flight */
 	struct accept_addr accept_addr[ACCEPT_DEPTH];
@@ -323,8 +366,6 @@ struct worker {
 	uint64_t drain_deadline_ms;	/* stopping: exit then, at the latest */
 	bool drain_cut;			/* it passed with connections open */
 	uint64_t limit_logged_ms;	/* limit_reached() last said one */
-	/* its buffers are registered: READ_FIXED (past RLIMIT_MEMLOCK: READ) */
-	bool fixed_bufs;
 	uint64_t now_ms;
 	unsigned int tick_ms;		/* between sweeps of the deadlines */
 	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
@@ -495,6 +536,17 @@ void log_request(struct worker *w, struct conn *c, uint64_t bytes);
 void list_directory(struct worker *w, struct conn *c);
 void on_dents(struct worker *w, struct conn *c);
 void on_install(struct worker *w, struct conn *c);
+
+/* pool.c */
+bool admit(void);
+void pools_init(struct worker *w);
+void pools_note(void);
+void conn_slots(struct worker *w, struct conn *c);
+bool conn_heads(struct worker *w, struct conn *c);
+bool conn_body(struct worker *w, struct conn *c);
+int conn_body_index(struct worker *w, struct conn *c);
+void conn_body_put(struct worker *w, struct conn *c);
+void conn_put(struct worker *w, struct conn *c);
 
 /* cache.c */
 void cache_init(struct worker *w, int first_slot);

@@ -274,36 +274,18 @@ static void recv_buffers_init(struct worker *w)
 	io_uring_buf_ring_advance(w->rbr, n);
 }
 
-/*
- * READ goes into registered buffers (READ_FIXED) where RLIMIT_MEMLOCK
- * allows: the kernel counts them, all rings of the user together, as
- * locked memory (unless the user has CAP_IPC_LOCK). Past it, READ into
- * the same buffers unregistered; announce() says so.
- */
-static void register_buffers(struct worker *w, size_t len)
-{
-	struct iovec iov = { .iov_base = w->mem, .iov_len = len };
-	int ret = io_uring_register_buffers(&w->ring, &iov, 1);
-
-	if (ret < 0 && ret != -ENOMEM)
-		die("registering the buffers (--send auto or read)", ret);
-	w->fixed_bufs = !ret;
-}
-
 void worker_init(struct worker *w)
 {
 	struct io_uring_params p = {
-		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL,
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL |
+			 IORING_SETUP_CLAMP,
 	};
-	unsigned int per = opt.max_conns / opt.threads;
 	struct io_uring_sqe *sqe;
 	struct sockaddr_in6 sa;
 	socklen_t salen;
-	size_t per_conn = HTTP_HEAD_MAX + OUT_MAX + CHUNK;
 	unsigned int slots;
 	int ret;
 
-	w->limit = per ? per : 1;
 	/* deadlines are swept 8 times in the shortest timeout, at least
 	 * every second and at most every 10 ms */
 	w->tick_ms = opt.idle_ms < opt.header_ms ? opt.idle_ms :
@@ -313,9 +295,12 @@ void worker_init(struct worker *w)
 		     w->tick_ms;
 	w->tick.tv_sec = w->tick_ms / 1000;
 	w->tick.tv_nsec = w->tick_ms % 1000 * 1000000L;
-	w->nconn = w->limit + SPARE_CONNS;
+	/* any thread may hold all of --max-conns (pool.c) */
+	w->nconn = opt.max_conns + SPARE_CONNS;
 	slots = SLOT_CONN + w->nconn * 5 + opt.cache_files;
 	raise_nofile(slots);
+	/* past the kernel's most (65536: --max-conns over 8,000) CLAMP
+	 * takes that, and completions beyond it wait in its overflow list */
 	p.cq_entries = w->nconn * 8 > 2 * opt.entries ? w->nconn * 8 :
 		       2 * opt.entries;
 	if (opt.defer)
@@ -336,26 +321,21 @@ void worker_init(struct worker *w)
 	if (ret < 0)
 		die("IORING_REGISTER_FILE_ALLOC_RANGE", ret);
 
-	w->conns = calloc(w->nconn, sizeof(*w->conns));
-	w->mem = aligned_alloc(4096, per_conn * w->nconn);
-	if (!w->conns || !w->mem)
+	/*
+	 * Mapped, not touched: a connection's struct is written first when
+	 * an ACCEPT gives its slot (serve.c), so memory follows the slots
+	 * used, and the pages read before (the sweeps) are the zero page's
+	 */
+	w->conns = mmap(NULL, (size_t)w->nconn * sizeof(*w->conns),
+			PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	if (w->conns == MAP_FAILED)
 		die("memory", -ENOMEM);
-	/* per connection: file slots a and b, then the pipe's two ends */
-	for (unsigned int i = 0; i < w->nconn; i++) {
-		struct conn *c = &w->conns[i];
-
-		c->body = w->mem + i * per_conn;
-		c->req = c->body + CHUNK;
-		c->out = c->req + HTTP_HEAD_MAX;
-		c->slot_a = SLOT_CONN + w->nconn + 4 * i;
-		c->slot_b = c->slot_a + 1;
-		c->pipe_rd = c->slot_a + 2;	/* PIPE fills two in a row */
-		c->pipe_wr = c->slot_a + 3;
-	}
+	madvise(w->conns, (size_t)w->nconn * sizeof(*w->conns),
+		MADV_NOHUGEPAGE);
+	pools_init(w);
 	cache_init(w, SLOT_CONN + w->nconn * 5);
 	recv_buffers_init(w);
-	if (opt.send != SEND_SENDFILE && opt.send != SEND_SPLICE)
-		register_buffers(w, per_conn * w->nconn);
 
 	if (!w->id) {
 		resolve_addr(&sa, &salen);

@@ -1,6 +1,8 @@
 #!/bin/bash
 # nofd-httpd's operation (the access log's client, --user, the drain,
-# the reopen, the error log), run natively on this
+# the reopen, the error log, --max-conns across threads, memory at rest
+# and under 4,096 connections, against nginx where build/debs has one
+# unpacked), run natively on this
 # machine's kernel (stock mode, as a user's machine runs it): the server
 # and the tests are static, started from build/bin, the server on
 # 127.0.0.1 with port 0. Each runs in a mount and PID namespace of its
@@ -20,7 +22,12 @@ case ${1:-} in
 esac
 [ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
-tests=(httpd-log httpd-user httpd-drain httpd-reopen httpd-errlog)
+tests=(httpd-log httpd-user httpd-drain httpd-reopen httpd-errlog
+	httpd-max-conns httpd-memory)
+# httpd-memory compares with nginx: Debian's, unpacked by make build/debs,
+# not installed; it runs in the namespace below as the server does
+nginx=$PWD/build/debs/usr/sbin/nginx
+[ -x "$nginx" ] || nginx=/nonexistent
 what="nofd-httpd natively on $(uname -r): ${tests[*]}"
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	echo "$what: not root, or no unshare(1)"
@@ -47,6 +54,7 @@ for t in "${tests[@]}"; do
 	echo "== $t"
 	# stock mode: the tests expect what it does (tests/httpd-stock)
 	NOFD_HTTPD_STOCK=1 NOFD_HTTPD_BIN=${NOFD_HTTPD_BIN:-$PWD/build/bin/nofd-httpd} \
+		NOFD_NGINX_BIN=$nginx \
 		unshare --mount --propagation private --pid --fork \
 		--mount-proc sh -c \
 		'mount -t tmpfs -o mode=1777 nofd-tmp /tmp && exec "$0"' \
