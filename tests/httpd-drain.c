@@ -15,15 +15,10 @@
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 
-#include "httpd.h"
+#include "httpd-download.h"
 
 #define ROOT "/tmp/httpd-drain"
 #define BIG (16 << 20)
-
-static unsigned char byte_at(size_t i)
-{
-	return i ^ (i >> 8) ^ (i >> 16);
-}
 
 static long ms_since(const struct timespec *t0)
 {
@@ -32,68 +27,6 @@ static long ms_since(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (t.tv_sec - t0->tv_sec) * 1000 +
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-/* A connection whose receive buffer stays 64 KiB, GET /big.bin sent */
-static int start_download(int port)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET, .sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	struct timeval tv = { .tv_sec = 20 };
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), size = 65536;
-	static const char req[] = "GET /big.bin HTTP/1.1\r\nHost: t\r\n"
-				  "Connection: close\r\n\r\n";
-
-	t_assert(s >= 0, "socket");
-	t_assert(!setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)),
-		 "SO_RCVBUF");
-	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	t_assert(!connect(s, (void *)&sa, sizeof(sa)), "connect %d", port);
-	hc_send(s, req, sizeof(req) - 1);
-	return s;
-}
-
-/*
- * Read the head and then the body of @s up to @upto bytes (or its end,
- * when @upto is BIG), each byte checked; the body bytes read so far in
- * *@got. False if a byte differs or the head is not a 200 of BIG bytes.
- */
-static bool read_body(int s, size_t upto, size_t *got, bool *head_seen)
-{
-	static char buf[65536];
-	static size_t head_len;
-
-	if (!*head_seen) {
-		ssize_t n;
-
-		head_len = 0;
-		while (!memmem(buf, head_len, "\r\n\r\n", 4)) {
-			n = recv(s, buf + head_len, 1, 0);
-			if (n <= 0)
-				return false;
-			head_len += n;
-		}
-		buf[head_len] = '\0';
-		if (strncmp(buf, "HTTP/1.1 200", 12) ||
-		    !strstr(buf, "Content-Length: 16777216\r\n"))
-			return false;
-		*head_seen = true;
-	}
-	while (*got < upto) {
-		size_t want = upto - *got < sizeof(buf) ? upto - *got :
-			      sizeof(buf);
-		ssize_t n = recv(s, buf, want, 0);
-
-		if (n <= 0)
-			return false;
-		for (ssize_t i = 0; i < n; i++)
-			if ((unsigned char)buf[i] != byte_at(*got + i))
-				return false;
-		*got += n;
-	}
-	return true;
 }
 
 /* connect() to @port: 0, or the errno */
@@ -142,25 +75,12 @@ int main(void)
 	long ms;
 
 	mkdir(ROOT, 0755);
-	{
-		static unsigned char chunk[1 << 20];
-		int fd = open(ROOT "/big.bin", O_WRONLY | O_CREAT | O_TRUNC,
-			      0644);
-
-		t_assert(fd >= 0, "create big.bin");
-		for (size_t off = 0; off < BIG; off += sizeof(chunk)) {
-			for (size_t i = 0; i < sizeof(chunk); i++)
-				chunk[i] = byte_at(off + i);
-			t_assert(write(fd, chunk, sizeof(chunk)) ==
-				 sizeof(chunk), "write big.bin");
-		}
-		close(fd);
-	}
+	dl_make(ROOT, BIG);
 
 	/* SIGTERM: refused at once, the response in flight completes */
 	httpd_start(&h, ROOT, argv);
-	s = start_download(h.port);
-	t_assert(read_body(s, 65536, &got, &head), "the response starts");
+	s = dl_start(h.port);
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
 	kill(h.pid, SIGTERM);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (ms_since(&t0) < 5000 && (err = try_connect(h.port)) == 0) {
@@ -175,7 +95,7 @@ int main(void)
 		"the server is still sending (%zu bytes read, %d queued, its "
 		"send buffer at most %ld, of %d)", got, inq, wmem_max(), BIG);
 	t_check(alive(h.pid), "SIGTERM: the server is still running");
-	ok = read_body(s, BIG, &got, &head);
+	ok = dl_read(s, BIG, BIG, &got, &head);
 	t_check(ok && got == BIG, "SIGTERM: then the whole body arrives, "
 		"byte for byte (%zu)", got);
 	close(s);
@@ -183,10 +103,10 @@ int main(void)
 
 	/* --drain-timeout 500: a stalled client is cut */
 	httpd_start(&h, ROOT, limit);
-	s = start_download(h.port);
+	s = dl_start(h.port);
 	got = 0;
 	head = false;
-	t_assert(read_body(s, 65536, &got, &head), "the response starts");
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
 	kill(h.pid, SIGTERM);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	t_check_res(httpd_stop_within(&h, 0, 20), 0, "--drain-timeout 500: "
@@ -195,7 +115,7 @@ int main(void)
 	t_check(ms >= 500 && ms < 500 + 1000 + 2000, "--drain-timeout 500: "
 		"it exits after %ld ms, not before the limit and within it "
 		"plus a tick and 2 s", ms);
-	t_check(!read_body(s, BIG, &got, &head) && got < BIG,
+	t_check(!dl_read(s, BIG, BIG, &got, &head) && got < BIG,
 		"--drain-timeout 500: the stalled response is cut (%zu of %d)",
 		got, BIG);
 	close(s);
@@ -205,17 +125,17 @@ int main(void)
 
 	/* SIGQUIT: no limit */
 	httpd_start(&h, ROOT, limit);
-	s = start_download(h.port);
+	s = dl_start(h.port);
 	got = 0;
 	head = false;
-	t_assert(read_body(s, 65536, &got, &head), "the response starts");
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
 	kill(h.pid, SIGQUIT);
 	usleep(1500 * 1000);
 	t_check(alive(h.pid), "SIGQUIT: after 1.5 s, three times the drain "
 		"limit, the server waits for the stalled client");
 	t_check_res(try_connect(h.port), ECONNREFUSED, "SIGQUIT: connect() "
 		    "is refused");
-	ok = read_body(s, BIG, &got, &head);
+	ok = dl_read(s, BIG, BIG, &got, &head);
 	t_check(ok && got == BIG, "SIGQUIT: the whole body arrives (%zu)",
 		got);
 	close(s);

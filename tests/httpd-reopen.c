@@ -11,39 +11,13 @@
  * user. When it may not (the directory made read-only), the reopen fails,
  * the lines go on to the file opened before, and the error log says why.
  */
-#include "httpd.h"
+#include "httpd-download.h"
 
 #define ROOT "/tmp/httpd-reopen"
 #define LOGDIR "/tmp/httpd-reopen-logs"
 #define LOG LOGDIR "/access.log"
 #define BIG (32 << 20)
 #define NOBODY 65534
-
-static unsigned char byte_at(size_t i)
-{
-	return i ^ (i >> 8) ^ (i >> 16) ^ 0x5a;
-}
-
-/* A connection whose receive buffer stays 64 KiB, GET /big.bin sent */
-static int start_download(int port)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET, .sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	struct timeval tv = { .tv_sec = 20 };
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), size = 65536;
-	static const char req[] = "GET /big.bin HTTP/1.1\r\nHost: t\r\n"
-				  "Connection: close\r\n\r\n";
-
-	t_assert(s >= 0, "socket");
-	t_assert(!setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)),
-		 "SO_RCVBUF");
-	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	t_assert(!connect(s, (void *)&sa, sizeof(sa)), "connect %d", port);
-	hc_send(s, req, sizeof(req) - 1);
-	return s;
-}
 
 /*
  * Read the server's stderr as it comes, for up to 10 s, until it says
@@ -72,39 +46,6 @@ static bool stderr_says(struct httpd *h, const char *what, char *said,
 		said[len] = '\0';
 	}
 	return strstr(said, what) != NULL;
-}
-
-/* Read @s's head (the first time), then its body up to @upto, checked */
-static bool read_body(int s, size_t upto, size_t *got, bool *head_seen)
-{
-	static char buf[65536];
-	size_t head_len = 0;
-
-	if (!*head_seen) {
-		while (!memmem(buf, head_len, "\r\n\r\n", 4)) {
-			if (recv(s, buf + head_len, 1, 0) != 1)
-				return false;
-			head_len++;
-		}
-		buf[head_len] = '\0';
-		if (strncmp(buf, "HTTP/1.1 200", 12) ||
-		    !strstr(buf, "Content-Length: 33554432\r\n"))
-			return false;
-		*head_seen = true;
-	}
-	while (*got < upto) {
-		size_t want = upto - *got < sizeof(buf) ? upto - *got :
-			      sizeof(buf);
-		ssize_t n = recv(s, buf, want, 0);
-
-		if (n <= 0)
-			return false;
-		for (ssize_t i = 0; i < n; i++)
-			if ((unsigned char)buf[i] != byte_at(*got + i))
-				return false;
-		*got += n;
-	}
-	return true;
 }
 
 /* Whether @path holds @what */
@@ -153,42 +94,29 @@ int main(void)
 	unlink(LOG ".1");
 	unlink(LOG ".2");
 	unlink(LOG ".3");
-	{
-		static unsigned char chunk[1 << 20];
-		int fd = open(ROOT "/big.bin", O_WRONLY | O_CREAT | O_TRUNC,
-			      0644);
-
-		t_assert(fd >= 0, "create big.bin");
-		for (size_t off = 0; off < BIG; off += sizeof(chunk)) {
-			for (size_t i = 0; i < sizeof(chunk); i++)
-				chunk[i] = byte_at(off + i);
-			t_assert(write(fd, chunk, sizeof(chunk)) ==
-				 sizeof(chunk), "write big.bin");
-		}
-		close(fd);
-	}
+	dl_make(ROOT, BIG);
 
 	httpd_start(&h, ROOT, argv);
-	s = start_download(h.port);
-	t_assert(read_body(s, 1 << 20, &got, &head), "the download starts");
+	s = dl_start(h.port);
+	t_assert(dl_read(s, BIG, 1 << 20, &got, &head), "the download starts");
 	logged_in(h.port, "/one", LOG, NULL, "at start");
 
 	t_assert(!rename(LOG, LOG ".1"), "rename the log");
 	kill(h.pid, SIGUSR1);
 	t_check(t_wait_for(!access(LOG, F_OK)), "SIGUSR1: a new %s", LOG);
 	t_check(kill(h.pid, 0) == 0, "SIGUSR1: the server runs on");
-	t_assert(read_body(s, 2 << 20, &got, &head), "the download goes on");
+	t_assert(dl_read(s, BIG, 2 << 20, &got, &head), "the download goes on");
 	logged_in(h.port, "/two", LOG, LOG ".1", "SIGUSR1");
 
 	t_assert(!rename(LOG, LOG ".2"), "rename the log");
 	kill(h.pid, SIGHUP);
 	t_check(t_wait_for(!access(LOG, F_OK)), "SIGHUP: a new %s", LOG);
 	t_check(kill(h.pid, 0) == 0, "SIGHUP: the server runs on");
-	t_assert(read_body(s, 3 << 20, &got, &head), "the download goes on");
+	t_assert(dl_read(s, BIG, 3 << 20, &got, &head), "the download goes on");
 	logged_in(h.port, "/three", LOG, LOG ".2", "SIGHUP");
 
 	kill(h.pid, SIGUSR2);
-	t_assert(read_body(s, 4 << 20, &got, &head), "the download goes on");
+	t_assert(dl_read(s, BIG, 4 << 20, &got, &head), "the download goes on");
 	logged_in(h.port, "/four", LOG, NULL, "SIGUSR2");
 	t_check(kill(h.pid, 0) == 0, "SIGUSR2: the server runs on");
 
@@ -206,7 +134,7 @@ int main(void)
 	chmod(LOGDIR, 0755);
 	t_assert(!rename(LOG ".3", LOG), "rename the log back");
 
-	ok = read_body(s, BIG, &got, &head);
+	ok = dl_read(s, BIG, BIG, &got, &head);
 	t_check(ok && got == BIG, "the download read across the signals is "
 		"whole, byte for byte (%zu of %d)", got, BIG);
 	close(s);
