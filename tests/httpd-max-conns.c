@@ -15,22 +15,6 @@
 
 static char buf[4096];
 
-/* One whole response on @s (kept alive): its status, -1 for none */
-static int status_of(int s)
-{
-	size_t len = 0;
-	ssize_t got;
-	struct hc_resp r;
-
-	while (len < sizeof(buf) - 1 &&
-	       (got = recv(s, buf + len, sizeof(buf) - 1 - len, 0)) > 0) {
-		len += got;
-		if (hc_parse_resp(buf, len, &r, false))
-			return r.status;
-	}
-	return -1;
-}
-
 /*
  * Lift this process's RLIMIT_NOFILE to hold @n sockets (as root the hard
  * limit too)
@@ -66,7 +50,7 @@ static void check(const char *threads, unsigned int n, const char *max)
 	for (unsigned int i = 0; i < n; i++)
 		hc_send(s[i], REQ, strlen(REQ));
 	for (unsigned int i = 0; i < n; i++) {
-		status = status_of(s[i]);
+		status = hc_status_kept_alive(s[i], buf, sizeof(buf));
 		served += status == 200;
 		refused += status == 503;
 	}
@@ -88,7 +72,7 @@ static void check(const char *threads, unsigned int n, const char *max)
 	for (int i = 0; i < 100 && status != 200; i++) {
 		extra = hc_connect(h.port);
 		hc_send(extra, REQ, strlen(REQ));
-		status = status_of(extra);
+		status = hc_status_kept_alive(extra, buf, sizeof(buf));
 		close(extra);
 		if (status != 200)
 			usleep(100000);

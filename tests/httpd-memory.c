@@ -71,22 +71,6 @@ static void memory_of(pid_t pid, unsigned long *rss, unsigned long *pss)
 		closedir(dir);
 }
 
-/* Whether one whole response came on @s, read as it is kept alive */
-static bool answered(int s)
-{
-	size_t len = 0;
-	ssize_t got;
-	struct hc_resp r;
-
-	while (len < sizeof(buf) - 1 &&
-	       (got = recv(s, buf + len, sizeof(buf) - 1 - len, 0)) > 0) {
-		len += got;
-		if (hc_parse_resp(buf, len, &r, false))
-			return r.status == 200;
-	}
-	return false;
-}
-
 /* @n connections to @port, each served once and kept open: how many were */
 static unsigned int hold(int *s, unsigned int n, int port)
 {
@@ -97,7 +81,7 @@ static unsigned int hold(int *s, unsigned int n, int port)
 		hc_send(s[i], REQ, strlen(REQ));
 	}
 	for (unsigned int i = 0; i < n; i++)
-		ok += answered(s[i]);
+		ok += hc_status_kept_alive(s[i], buf, sizeof(buf)) == 200;
 	return ok;
 }
 

@@ -268,6 +268,25 @@ static inline size_t hc_parse_resp(const char *buf, size_t len,
 	return r->head_len + r->body_len;
 }
 
+/*
+ * One whole response on @s, whose connection stays open, read into @buf
+ * (@size bytes): its status, -1 if none came whole
+ */
+static inline int hc_status_kept_alive(int s, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t got;
+	struct hc_resp r;
+
+	while (len < size - 1 &&
+	       (got = recv(s, buf + len, size - 1 - len, 0)) > 0) {
+		len += got;
+		if (hc_parse_resp(buf, len, &r, false))
+			return r.status;
+	}
+	return -1;
+}
+
 /* One request on a new connection, read to the close: the status, or -1. */
 static inline int hc_request(int port, const char *req, char *buf,
 			       size_t size, struct hc_resp *r)
