@@ -121,8 +121,7 @@ static void usage(FILE *f, int status)
 }
 
 /* A bad command line: what is wrong, in one line, and where help is */
-static void __attribute__((format(printf, 1, 2), noreturn))
-bad(const char *fmt, ...)
+void bad_option(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -138,7 +137,7 @@ bad(const char *fmt, ...)
 static void at_least(unsigned long v, unsigned long min, const char *what)
 {
 	if (v < min)
-		bad("%s: %lu, but it must be at least %lu", what, v, min);
+		bad_option("%s: %lu, but it must be at least %lu", what, v, min);
 }
 
 static unsigned long number(const char *s, const char *what, unsigned long max)
@@ -149,7 +148,7 @@ static unsigned long number(const char *s, const char *what, unsigned long max)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || !*s || *end || v > max)
-		bad("%s: '%s' is not a number up to %lu", what, s, max);
+		bad_option("%s: '%s' is not a number up to %lu", what, s, max);
 	return v;
 }
 
@@ -213,7 +212,7 @@ void parse_options(int argc, char **argv)
 			else if (!strcmp(optarg, "read"))
 				opt.send = SEND_READ;
 			else
-				bad("--send: '%s' is not auto, sendfile, splice "
+				bad_option("--send: '%s' is not auto, sendfile, splice "
 				    "or read", optarg);
 			break;
 		case O_RECV:
@@ -222,7 +221,7 @@ void parse_options(int argc, char **argv)
 			else if (!strcmp(optarg, "single"))
 				opt.recv = RECV_SINGLE;
 			else
-				bad("--recv: '%s' is not single or multishot",
+				bad_option("--recv: '%s' is not single or multishot",
 				    optarg);
 			break;
 		case O_IDLE: opt.idle_ms = number(optarg, "--idle-timeout",
@@ -248,7 +247,7 @@ void parse_options(int argc, char **argv)
 		case O_DOTFILES: opt.list_dotfiles = true; break;
 		case O_TYPES:
 			if (http_types_load(optarg, err, sizeof(err)))
-				bad("--types %s", err);
+				bad_option("--types %s", err);
 			break;
 		case O_STATS: opt.stats = true; break;
 		case O_USER: opt.user = optarg; break;
@@ -260,7 +259,7 @@ void parse_options(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		bad("'%s': an argument, where only options are taken",
+		bad_option("'%s': an argument, where only options are taken",
 		    argv[optind]);
 	at_least(opt.threads, 1, "--threads");
 	at_least(opt.entries, 8, "--entries");

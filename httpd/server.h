@@ -410,6 +410,8 @@ static inline uint64_t ud(enum op op, unsigned int idx)
 
 /* options.c */
 void parse_options(int argc, char **argv);
+void __attribute__((format(printf, 1, 2), noreturn))
+bad_option(const char *fmt, ...);
 
 /*
  * What the worker's files share to make SQEs: a connection's index and

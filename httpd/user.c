@@ -22,7 +22,6 @@
  */
 #include <grp.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,20 +43,6 @@ static struct {
 } who;
 
 static char served_as[256];
-
-/* A bad --user, said as options.c says a bad option: exit 2 */
-static void __attribute__((format(printf, 1, 2), noreturn))
-bad_user(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("nofd-httpd: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'nofd-httpd --help' for the options.\n", stderr);
-	exit(2);
-}
 
 /* The /etc/passwd entry named @name, or (@name NULL) of uid @uid */
 static bool passwd_entry(const char *name, uid_t uid)
@@ -123,13 +108,13 @@ static void resolve(const char *user)
 			errno = 0;
 			gid = strtoul(end + 1, &end, 10);
 			if (errno || *end || gid >= (gid_t)-1 || end[-1] == ':')
-				bad_user("--user %s: not NAME, UID or "
+				bad_option("--user %s: not NAME, UID or "
 					 "UID:GID", user);
 			who.gid = gid;
 		}
 	} else if (!passwd_entry(user, 0)) {
 		if (strcmp(user, "nobody"))
-			bad_user("--user %s: no such user in /etc/passwd",
+			bad_option("--user %s: no such user in /etc/passwd",
 				 user);
 		who.uid = who.gid = NOBODY;	/* the kernel's overflow ids */
 	}
@@ -164,7 +149,7 @@ void user_resolve(void)
 		if (opt.user) {
 			resolve(opt.user);
 			if (who.uid != euid) {
-				bad_user("--user %s: only root can serve as "
+				bad_option("--user %s: only root can serve as "
 					 "another user, and this is uid %u",
 					 opt.user, euid);
 			}
@@ -178,7 +163,7 @@ void user_resolve(void)
 	}
 	resolve(opt.user ? opt.user : "nobody");
 	if (!who.uid && (!opt.user || strcmp(opt.user, "root"))) {
-		bad_user("--user %s is uid 0: the server serves as root only "
+		bad_option("--user %s is uid 0: the server serves as root only "
 			 "with --user root", opt.user ? opt.user : "nobody");
 	}
 	if (!who.uid) {
