@@ -26,35 +26,14 @@ static const struct {
 	{ { "--user", "0" }, "--user" },	/* uid 0 only as --user root */
 };
 
-/* Run the server with @args; its exit status, its stderr in @out */
+/* Run the server with @args (at most 3); its exit status, its output */
 static int run(const char *const *args, char *out, size_t size)
 {
-	const char *argv[6] = { HTTPD_BIN };
-	int p[2], status, n = 1;
-	ssize_t r, len = 0;
-	pid_t pid;
+	const char *argv[5] = { HTTPD_BIN };
 
 	for (int i = 0; i < 3 && args[i]; i++)
-		argv[n++] = args[i];
-	t_assert(!pipe(p), "pipe");
-	pid = fork();
-	t_assert(pid >= 0, "fork");
-	if (!pid) {
-		dup2(p[1], 2);
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		execv(HTTPD_BIN, (char **)argv);
-		_exit(127);
-	}
-	close(p[1]);
-	while (len < (ssize_t)size - 1 &&
-	       (r = read(p[0], out + len, size - 1 - len)) > 0)
-		len += r;
-	out[len] = '\0';
-	close(p[0]);
-	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		argv[i + 1] = args[i];
+	return httpd_run(-1, argv, out, size);
 }
 
 int main(void)

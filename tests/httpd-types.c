@@ -83,28 +83,8 @@ static void check_types(int port, const char *what, size_t n,
 static int refused(const char *a1, const char *a2, char *out, size_t size)
 {
 	const char *argv[] = { httpd_bin(), a1, a2, NULL };
-	int p[2], status;
-	ssize_t r, len = 0;
-	pid_t pid;
 
-	t_assert(!pipe(p), "pipe");
-	pid = fork();
-	t_assert(pid >= 0, "fork");
-	if (!pid) {
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execv(httpd_bin(), (char **)argv);
-		_exit(127);
-	}
-	close(p[1]);
-	while (len < (ssize_t)size - 1 &&
-	       (r = read(p[0], out + len, size - 1 - len)) > 0)
-		len += r;
-	out[len] = '\0';
-	close(p[0]);
-	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	return httpd_run(-1, argv, out, size);
 }
 
 int main(void)

@@ -287,6 +287,42 @@ static inline int hc_status_kept_alive(int s, char *buf, size_t size)
 	return -1;
 }
 
+/*
+ * Run @argv (its [0] the server's path) to its exit, as uid @uid (-1: as
+ * we are), its stdout and stderr into @out: its exit status, or 128 plus
+ * the signal that ended it
+ */
+static inline int httpd_run(uid_t uid, const char *const *argv, char *out,
+			    size_t size)
+{
+	int p[2], status;
+	ssize_t r, len = 0;
+	pid_t pid;
+
+	t_assert(!pipe(p), "pipe");
+	pid = fork();
+	t_assert(pid >= 0, "fork");
+	if (!pid) {
+		dup2(p[1], 2);
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		if (uid != (uid_t)-1 &&
+		    (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(126);
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while (len < (ssize_t)size - 1 &&
+	       (r = read(p[0], out + len, size - 1 - len)) > 0)
+		len += r;
+	out[len] = '\0';
+	close(p[0]);
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /* One request on a new connection, read to the close: the status, or -1. */
 static inline int hc_request(int port, const char *req, char *buf,
 			       size_t size, struct hc_resp *r)
