@@ -169,11 +169,13 @@ $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc \
 		-o $@ $(HTTPD_SRCS) $(LDLIBS)
 
-VERSUS_SRCS := bench/httpd/versus.c bench/httpd/site.c
+# the brotli encoder and zlib make the arena load's .br and .gz files
+VERSUS_SRCS := bench/httpd/versus.c bench/httpd/site.c bench/httpd/arena.c
 $(BIN)/versus: $(VERSUS_SRCS) bench/httpd/site.h lib/die.h lib/frame.h \
 		lib/fdcount.h lib/workdir.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(VERSUS_SRCS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(VERSUS_SRCS) -lbrotlienc \
+		-lbrotlicommon -lz -lm
 
 FUZZ_SRCS := fuzz/fuzz.c fuzz/ops.c fuzz/box.c fuzz/sharer.c fuzz/stall.c
 $(BIN)/fuzz: $(FUZZ_SRCS) fuzz/fuzz.h fuzz/stall.h $(HDRS) | deps

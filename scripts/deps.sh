@@ -39,6 +39,7 @@ packages=(
 	qemu-system-x86			# the guest, under TCG
 	busybox-static			# the guest's shell and tools
 	e2fsprogs			# the demo site's ext4 disk (vm/run.sh --disk)
+	zlib1g-dev libbrotli-dev	# versus: the arena's .gz and .br files
 	sparse				# kernel/check-series.sh (make C=2)
 	ccache				# kernel/check-series.sh: a topic's build
 					# after another's recompiles little

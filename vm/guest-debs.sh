@@ -1,7 +1,7 @@
 #!/bin/bash
-# Fetch the Debian packages the guest runs (for the demo nginx, wrk and
-# LuaJIT, which wrk links; for make test stress-ng and the three libraries
-# it links that the host lacks) and unpack them, without installing them
+# Fetch the Debian packages the guest runs (for the demo nginx with its
+# brotli_static module, wrk and LuaJIT, which wrk links; for make test
+# stress-ng and the three libraries it links that the host lacks) and unpack them, without installing them
 # on the host: nothing starts here, and the host's nginx, if any, is left
 # alone.
 #
@@ -19,7 +19,7 @@ case ${1:-} in
 esac
 dir=$1
 cache=/var/cache/nofd/debs
-packages=(nginx wrk libluajit2-5.1-2
+packages=(nginx libnginx-mod-http-brotli-static wrk libluajit2-5.1-2
 	stress-ng libipsec-mb1 libjudydebian1 libsctp1)
 
 mkdir -p "$cache"

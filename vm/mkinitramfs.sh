@@ -14,7 +14,8 @@
 # --with DIR: also the dynamically linked programs in DIR/usr/bin and
 # DIR/usr/sbin (Debian packages unpacked by vm/guest-debs.sh: nginx, wrk)
 # at the same paths, with the libraries ldd finds for them (DIR's own
-# first, then the host's) and the dynamic loader.
+# first, then the host's) and the dynamic loader; and nginx's dynamic
+# modules, DIR/usr/lib/nginx/modules (they link only libc).
 set -euo pipefail
 
 usage="usage: vm/mkinitramfs.sh [--with DIR] OUT PROGRAM... -- TEST..."
@@ -63,6 +64,10 @@ if [ -n "$with" ]; then
 			cp -L "$lib" "$stage/${lib#"$with"}"
 		done
 	done
+	if [ -d "$with/usr/lib/nginx/modules" ]; then
+		mkdir -p "$stage/usr/lib/nginx"
+		cp -r "$with/usr/lib/nginx/modules" "$stage/usr/lib/nginx/"
+	fi
 fi
 echo "root:x:0:0:root:/tmp:/bin/sh" >"$stage/etc/passwd"
 echo "root:x:0:" >"$stage/etc/group"

@@ -7,18 +7,20 @@
 # shows it and writes it with the other files to build/demo/. The site is
 # on an ext4 disk of the guest's (vm/run.sh --disk).
 #
-#   bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants]
+#   bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants] [--load LOAD]
 #
-# --variants: versus --variants, nofd-httpd's variants measured too.
+# --variants: versus --variants, nofd-httpd's variants measured too;
+# --load: versus --load=LOAD, that load alone (versus --help lists them).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-usage="usage: bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants]"
+usage="usage: bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants] [--load LOAD]"
 kernel= args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--quick|--variants) args+=("$1"); shift ;;
+	--load) args+=("--load=$2"); shift 2 ;;
 	-h|--help) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac

@@ -30,6 +30,10 @@ mkdir -p "$root/bin" "$root/usr/sbin" "$root/usr/bin"
 ln -s "$top/build/bin/nofd-httpd" "$root/bin/nofd-httpd"
 ln -s "$top/build/debs/usr/sbin/nginx" "$root/usr/sbin/nginx"
 ln -s "$top/build/debs/usr/bin/wrk" "$root/usr/bin/wrk"
+if [ -d "$top/build/debs/usr/lib/nginx/modules" ]; then	# brotli_static
+	mkdir -p "$root/usr/lib/nginx"
+	ln -s "$top/build/debs/usr/lib/nginx/modules" "$root/usr/lib/nginx/modules"
+fi
 # versus makes its site and nginx's files in a directory of its own under
 # /tmp, as in the guest, and removes it at exit
 trap 'rm -rf "$root"' EXIT

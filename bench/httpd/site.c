@@ -19,7 +19,7 @@
 
 char work[] = "/tmp/versus.XXXXXX";
 char site[64], nginx_dir[64], nginx_off[80], nginx_on[80];
-char access_log[80], many_lua[64];
+char access_log[80], many_lua[64], arena_lua[64];
 static bool site_mounted;
 
 static void write_file(const char *path, const char *data, size_t len)
@@ -74,6 +74,7 @@ void make_work_dir(bool keep)
 	snprintf(nginx_on, sizeof(nginx_on), "%s/on.conf", nginx_dir);
 	snprintf(access_log, sizeof(access_log), "%s/nofd-access.log", work);
 	snprintf(many_lua, sizeof(many_lua), "%s/many.lua", work);
+	snprintf(arena_lua, sizeof(arena_lua), "%s/arena.lua", work);
 	if (!keep)
 		atexit(remove_work_dir);
 }
@@ -87,7 +88,10 @@ static void site_file(const char *name, const char *data, size_t len)
 	write_file(path, data, len);
 }
 
-/* small pages, a 1 MiB file, a directory without an index */
+/*
+ * small pages, a 1 MiB file, a directory without an index, the many
+ * files, the arena's files
+ */
 void make_site(bool native)
 {
 	char page[1024], path[128], script[256];
@@ -124,6 +128,8 @@ void make_site(bool native)
 		 "  return wrk.format(nil, \"/many/\" .. math.random(0, %d)"
 		 " .. \".html\")\nend\n", SITE_MANY - 1);
 	write_file(many_lua, script, strlen(script));
+	snprintf(path, sizeof(path), "%s/arena", site);
+	make_arena(path, arena_lua);
 	sync();		/* nothing left to write back while it measures */
 }
 
@@ -132,11 +138,16 @@ void make_site(bool native)
  * is (32 KiB, written at least once a second); @cache: open_file_cache
  * of 10,000 files, each an open descriptor: the limit on descriptors is
  * raised so that the cache can hold them (nofd-httpd's slots need no
- * descriptors, and it raises the table's own bound itself).
+ * descriptors, and it raises the table's own bound itself). The arena's
+ * files with their precompressed siblings, as nofd-httpd's --precompressed
+ * serves them: brotli_static (when @brotli names its module) before
+ * gzip_static (a module loaded later comes first in the content phase), and
+ * "Vary: Accept-Encoding" as nofd-httpd says it.
  */
-void make_nginx_conf(const char *name, const char *addr, bool cache)
+void make_nginx_conf(const char *name, const char *addr, bool cache,
+		     const char *brotli)
 {
-	char conf[4096], path[128];
+	char conf[4096], path[128], module[320] = "";
 	int n;
 
 	mkdir(nginx_dir, 0755);
@@ -147,13 +158,17 @@ void make_nginx_conf(const char *name, const char *addr, bool cache)
 	mkdir("/var/log/nginx", 0755);	/* its compiled-in error log */
 	mkdir("/var/lib", 0755);
 	mkdir("/var/lib/nginx", 0755);
+	if (brotli)
+		snprintf(module, sizeof(module), "load_module %s;\n", brotli);
 	n = snprintf(conf, sizeof(conf),
-		"daemon off;\nmaster_process on;\nworker_processes 2;\n"
+		"%sdaemon off;\nmaster_process on;\nworker_processes 2;\n"
 		"worker_rlimit_nofile 65536;\n"
 		"user root;\nerror_log stderr warn;\npid %s/%s.pid;\n"
 		"events { worker_connections 1024; }\n"
 		"http {\n"
-		"  types { text/html html; application/octet-stream bin; }\n"
+		"  types { text/html html; application/octet-stream bin;\n"
+		"    text/css css; text/javascript js; image/svg+xml svg;\n"
+		"    application/json json; text/plain txt; }\n"
 		"  access_log %s/%s-access.log combined buffer=32k flush=1s;\n"
 		"  sendfile on;\n  tcp_nopush on;\n"
 		"  keepalive_requests 1000000;\n"
@@ -163,13 +178,16 @@ void make_nginx_conf(const char *name, const char *addr, bool cache)
 		"  uwsgi_temp_path %s/uwsgi;\n"
 		"  scgi_temp_path %s/scgi;\n"
 		"  %s\n"
-		"  server { listen %s reuseport; root %s; autoindex on; }\n"
-		"}\n",
-		nginx_dir, name, nginx_dir, name, nginx_dir, nginx_dir,
+		"  server {\n    listen %s reuseport; root %s; autoindex on;\n"
+		"    location /arena/ { %sgzip_static on; gzip_vary on; }\n"
+		"  }\n}\n",
+		module, nginx_dir, name, nginx_dir, name, nginx_dir, nginx_dir,
 		nginx_dir, nginx_dir, nginx_dir,
 		cache ? "open_file_cache max=10000 inactive=60s;" :
 			"open_file_cache off;",
-		addr, site);
+		addr, site, brotli ? "brotli_static on; " : "");
+	if (n >= (int)sizeof(conf))
+		die("nginx.conf", -ENOSPC);
 	snprintf(path, sizeof(path), "%s/%s.conf", nginx_dir, name);
 	write_file(path, conf, n);
 }

@@ -9,26 +9,35 @@
  * SINGLE_ISSUER|DEFER_TASKRUN and with multishot RECVs) and each load (a small page with
  * keep-alive and with Connection: close, a 1 MiB file with keep-alive,
  * 10,000 distinct 4 KiB files with keep-alive, the small page over 256
- * connections), a server started afresh for the load and warmed up by a
- * second of it, drives it with Debian's wrk and measures requests/s and
- * p50/p99 latency (wrk's, in guest time), server CPU per request (the
- * servers' own CPU clocks, all their processes and threads), syscalls per
- * request (a ptrace count in a separate run), and the most descriptors
- * the server held (/proc/PID/fd, sampled), in ROUNDS interleaved rounds.
+ * connections, and "arena", shaped like HttpArena's static profile: 20
+ * files of 3-67 KiB drawn at random over 256 connections, each asked for
+ * with "Accept-Encoding: br, gzip" and answered from its precompressed
+ * sibling, nofd-httpd's --precompressed against nginx's brotli_static and
+ * gzip_static; arena.c), a server started afresh for the load and warmed
+ * up by a second of it, drives it with Debian's wrk and measures
+ * requests/s and p50/p99 latency (wrk's, in guest time), server CPU per
+ * request (the servers' own CPU clocks, all their processes and threads),
+ * syscalls per request (a ptrace count in a separate run), and the most
+ * descriptors the server held (/proc/PID/fd, sampled), in ROUNDS
+ * interleaved rounds.
  *
- *   versus [--quick] [--rounds=N] [--variants] [--only=SERVER]
+ *   versus [--quick] [--rounds=N] [--variants] [--only=SERVER] [--load=LOAD]
  *   versus --job=SERVER,LOAD,DURATION
- *   versus --native [--prefix=DIR] [--quick] [--rounds=N]
- *   versus --nginx-conf
+ *   versus --native [--prefix=DIR] [--quick] [--rounds=N] [--load=LOAD]
+ *   versus --nginx-conf [--prefix=DIR]
  *
  * SERVER and LOAD are the names in servers[] and loads[] (versus --help
  * lists them): nofd, nginx-ofc, ...; 1k-keepalive, 1k-close, ...
- * --quick: one round; --only: that server alone (for debugging a server).
+ * --quick: one round; --only: that server alone (for debugging a server);
+ * --load: that load alone (any of loads[], the --job ones too), its
+ * syscalls counted under it alone.
  * --native: on the machine it runs on (bench/httpd/native.sh): nofd-httpd and
  * the two nginx, no syscall count, and the ratios of server CPU per
  * request taken round by round; --prefix: the binaries' paths are DIR
  * followed by the guest's (DIR/bin/nofd-httpd, DIR/usr/sbin/nginx,
- * DIR/usr/bin/wrk).
+ * DIR/usr/bin/wrk, and nginx's brotli_static module,
+ * DIR/usr/lib/nginx/modules/...: without it nginx serves the arena's .gz
+ * files only, and versus says so).
  * --job: SERVER under LOAD for DURATION (wrk's -d), after its second of
  * warm-up, and nothing else; sends home the file job.csv, one row
  * "job,NAME,OPS,CPU_NS,WQ_NS" (bench-run --job's row): NAME is
@@ -40,7 +49,8 @@
  * the nginx directory of a new work directory, whose path it prints) and
  * nothing else, leaving them for the caller to remove: make test has
  * Debian's nginx (build/debs) read them with `nginx -t`
- * (tests/host/nginx-conf.sh): a line it refuses fails there.
+ * (tests/host/nginx-conf.sh, with --prefix=build/debs, where the
+ * module is): a line it refuses fails there.
  *
  * Everything it makes (the site, nginx's files, wrk's script, the access
  * log) is in a directory of its own, /tmp/versus.XXXXXX, removed at exit.
@@ -132,21 +142,28 @@ struct load {
 	bool close;
 	int conns;
 	bool script;
+	bool precompressed;	/* nofd-httpd with --precompressed */
 };
 
 static const struct load loads[] = {
-	{ "1k-keepalive", "1 KiB keep-alive", "/page.html", false, 16, false },
-	{ "1k-close", "1 KiB close", "/page.html", true, 16, false },
-	{ "1m-keepalive", "1 MiB keep-alive", "/big.bin", false, 16, false },
-	{ "many-4k", "10000 files of 4 KiB", many_lua, false, 16, true },
+	{ "1k-keepalive", "1 KiB keep-alive", "/page.html", false, 16, false,
+	  false },
+	{ "1k-close", "1 KiB close", "/page.html", true, 16, false, false },
+	{ "1m-keepalive", "1 MiB keep-alive", "/big.bin", false, 16, false,
+	  false },
+	{ "many-4k", "10000 files of 4 KiB", many_lua, false, 16, true, false },
 	{ "1k-256conns", "1 KiB over 256 connections", "/page.html", false,
-	  256, false },
-	/* for --job only (make profile): not in the demo's table */
-	{ "2k-keepalive", "2 KiB keep-alive", "/two.html", false, 16, false },
-	{ "4k-close", "4 KiB close", "/many/0.html", true, 16, false },
-	{ "16k-keepalive", "16 KiB keep-alive", "/16k.bin", false, 16, false },
+	  256, false, false },
+	{ "arena", "20 files of 3-67 KiB br/gzip over 256 connections",
+	  arena_lua, false, 256, true, true },
+	/* for --job and --load only (make profile): not in the demo's table */
+	{ "2k-keepalive", "2 KiB keep-alive", "/two.html", false, 16, false,
+	  false },
+	{ "4k-close", "4 KiB close", "/many/0.html", true, 16, false, false },
+	{ "16k-keepalive", "16 KiB keep-alive", "/16k.bin", false, 16, false,
+	  false },
 };
-#define NLOADS 5	/* the demo's */
+#define NLOADS 6	/* the demo's */
 #define NJOB_LOADS (int)(sizeof(loads) / sizeof(loads[0]))
 
 static int nserv = NMAIN;	/* servers[0..nserv) are measured... */
@@ -163,6 +180,10 @@ static bool measured(int s)
 }
 static int rounds = 3;
 static const char *duration = "1s";
+static int first_load, end_load = NLOADS;	/* --load: one of them */
+
+/* where Debian's libnginx-mod-http-brotli-static puts the module */
+#define BROTLI_MODULE "/usr/lib/nginx/modules/ngx_http_brotli_static_module.so"
 
 
 static bool port_open(const char *addr)
@@ -254,17 +275,27 @@ static void exec_prefixed(const char *const *argv)
 	_exit(127);
 }
 
-static pid_t start_server(int s, pid_t *pids, int *npids)
+/*
+ * Server @s, its pids in @pids; @precompressed: nofd-httpd with
+ * --precompressed (nginx's configuration says gzip_static where it wants it)
+ */
+static pid_t start_server(int s, bool precompressed, pid_t *pids, int *npids)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
-		int null = open("/dev/null", O_WRONLY);
+		const char *argv[sizeof(servers[s].argv) / sizeof(char *) + 1];
+		int null = open("/dev/null", O_WRONLY), n = 0;
 
 		dup2(null, 1);
 		close(null);
 		closefrom(3);	/* natively, what the shell left open */
-		exec_prefixed(servers[s].argv);
+		for (; servers[s].argv[n]; n++)
+			argv[n] = servers[s].argv[n];
+		if (precompressed && strstr(argv[0], "nofd-httpd"))
+			argv[n++] = "--precompressed";
+		argv[n] = NULL;
+		exec_prefixed(argv);
 	}
 	for (int i = 0; i < 2000 && !port_open(servers[s].addr); i++)
 		usleep(5000);
@@ -490,8 +521,13 @@ static void count_syscalls(int s)
 {
 	pid_t pids[MAX_PIDS];
 	int npids, ntasks = 0;
+	bool precompressed = false;
 
-	start_server(s, pids, &npids);
+	/* one server for every load: --precompressed if one wants it (without
+	 * an Accept-Encoding, the others' requests look for no sibling) */
+	for (int l = first_load; l < end_load; l++)
+		precompressed |= loads[l].precompressed;
+	start_server(s, precompressed, pids, &npids);
 	for (int i = 0; i < npids; i++) {
 		char path[64];
 		struct dirent *d;
@@ -512,7 +548,7 @@ static void count_syscalls(int s)
 		if (dir)
 			closedir(dir);
 	}
-	for (int l = 0; l < NLOADS; l++) {
+	for (int l = first_load; l < end_load; l++) {
 		unsigned long stops = 0;
 		struct wrk_out w;
 		char out[8192];
@@ -575,7 +611,7 @@ static int run_job(int s, int l, const char *dur)
 	double cpu0, cpu1;
 	int npids, fd, status;
 
-	pid = start_server(s, pids, &npids);
+	pid = start_server(s, loads[l].precompressed, pids, &npids);
 	waitpid(start_wrk(s, l, "1s", &fd), &status, 0);	/* warm-up */
 	close(fd);
 	cpu0 = cpu_ns(pids, npids);
@@ -595,10 +631,11 @@ static int run_job(int s, int l, const char *dur)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: versus [--quick] [--rounds=N] [--variants] "
-		"[--only=SERVER]\n"
+		"[--only=SERVER] [--load=LOAD]\n"
 		"       versus --job=SERVER,LOAD,DURATION\n"
-		"       versus --native [--prefix=DIR] [--quick] [--rounds=N]\n"
-		"       versus --nginx-conf\n"
+		"       versus --native [--prefix=DIR] [--quick] [--rounds=N] "
+		"[--load=LOAD]\n"
+		"       versus --nginx-conf [--prefix=DIR]\n"
 		"nofd-httpd against nginx under wrk, in the guest (make demo) "
 		"or natively.\nIt sends its rows home (versus.csv); "
 		"build/host/versus-report makes the tables\n(bench/httpd/demo.sh "
@@ -606,7 +643,8 @@ static void usage(FILE *f)
 		"comment says what each option does.\nSERVER:");
 	for (int s = 0; s < NSERVERS; s++)
 		fprintf(f, " %s", servers[s].id);
-	fprintf(f, "\nLOAD (the demo's, then three for --job only):");
+	fprintf(f, "\nLOAD (the demo's, then three for --job and --load "
+		"only):");
 	for (int l = 0; l < NJOB_LOADS; l++)
 		fprintf(f, " %s", loads[l].id);
 	fprintf(f, "\n");
@@ -648,7 +686,7 @@ static bool parse_job(char *arg, int *s, int *l, char *dur, size_t size)
 int main(int argc, char **argv)
 {
 	int job_s = -1, job_l = -1;
-	char job_dur[32] = "";
+	char job_dur[32] = "", brotli[512];
 	bool conf_only = false;
 
 	static const struct option longs[] = {
@@ -656,6 +694,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "variants", no_argument, NULL, 'v' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "load", required_argument, NULL, 'l' },
 		{ "job", required_argument, NULL, 'j' },
 		{ "native", no_argument, NULL, 'n' },
 		{ "prefix", required_argument, NULL, 'p' },
@@ -675,6 +714,14 @@ int main(int argc, char **argv)
 			if (only >= 0)
 				break;
 			fprintf(stderr, "versus: --only=%s: no such server "
+				"(--help lists them)\n", optarg);
+			return 2;
+		case 'l':
+			first_load = load_named(optarg);
+			end_load = first_load + 1;
+			if (first_load >= 0)
+				break;
+			fprintf(stderr, "versus: --load=%s: no such load "
 				"(--help lists them)\n", optarg);
 			return 2;
 		case 'n': native = true; break;
@@ -703,8 +750,14 @@ int main(int argc, char **argv)
 		die("--rounds", -EINVAL);
 	signal(SIGPIPE, SIG_IGN);
 	make_work_dir(conf_only);
-	make_nginx_conf("off", servers[NGINX].addr, false);
-	make_nginx_conf("on", servers[NGINX + 1].addr, true);
+	snprintf(brotli, sizeof(brotli), "%s%s", prefix, BROTLI_MODULE);
+	if (access(brotli, R_OK))
+		printf("versus: no %s: nginx serves the arena's .gz files, not "
+		       "their .br\n", brotli);
+	make_nginx_conf("off", servers[NGINX].addr, false,
+			access(brotli, R_OK) ? NULL : brotli);
+	make_nginx_conf("on", servers[NGINX + 1].addr, true,
+			access(brotli, R_OK) ? NULL : brotli);
 	if (conf_only) {
 		printf("%s\n", nginx_dir);
 		return 0;
@@ -720,7 +773,8 @@ int main(int argc, char **argv)
 		nmeasured += measured(s);
 	printf("versus%s: %d servers x %d loads, %d round%s of %s each, wrk "
 	       "-t 2 (-c 16 unless the load says), %s\n",
-	       native ? " --native" : "", nmeasured, NLOADS, rounds,
+	       native ? " --native" : "", nmeasured, end_load - first_load,
+	       rounds,
 	       rounds > 1 ? "s" : "", duration, native ?
 	       "on this machine's kernel (CPU time, not instructions)" :
 	       "2 vCPUs, guest time = instructions");
@@ -734,9 +788,9 @@ int main(int argc, char **argv)
 	 * of the same load (caches, the open-file caches), then measured:
 	 * nothing one load leaves behind reaches the next.
 	 */
-	steps = (rounds * NLOADS + !native) * nmeasured;
+	steps = (rounds * (end_load - first_load) + !native) * nmeasured;
 	for (int round = 0; round < rounds; round++) {
-		for (int l = 0; l < NLOADS; l++) {
+		for (int l = first_load; l < end_load; l++) {
 			for (int s = 0; s < nserv; s++) {
 				pid_t pids[MAX_PIDS], pid;
 				int npids, fd, status;
@@ -746,7 +800,8 @@ int main(int argc, char **argv)
 				progress("round %d/%d: %s, %s", round + 1,
 					 rounds, servers[s].name,
 					 loads[l].name);
-				pid = start_server(s, pids, &npids);
+				pid = start_server(s, loads[l].precompressed,
+						   pids, &npids);
 				waitpid(start_wrk(s, l, "1s", &fd), &status, 0);
 				close(fd);
 				measure(s, l, round, pids, npids);
