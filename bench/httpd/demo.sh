@@ -20,7 +20,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--quick|--variants) args+=("$1"); shift ;;
-	--load) args+=("--load=$2"); shift 2 ;;
+	--load) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		args+=("--load=$2"); shift 2 ;;
 	-h|--help) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac

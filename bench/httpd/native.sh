@@ -9,19 +9,23 @@
 # CPU time here is time on a shared machine, not instructions: the
 # ratios within a round are what to read.
 #
-#   bench/httpd/native.sh [--quick]
+#   bench/httpd/native.sh [--quick] [--load LOAD]
+#
+# --load: versus --load=LOAD, that load alone (versus --help lists them).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-rounds=--rounds=5
-usage="usage: bench/httpd/native.sh [--quick]"
-case ${1:-} in
---quick) rounds=--quick ;;
--h|--help) echo "$usage"; exit 0 ;;
-"") ;;
-*) echo "$usage" >&2; exit 2 ;;
-esac
-[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
+rounds=--rounds=5 load=()
+usage="usage: bench/httpd/native.sh [--quick] [--load LOAD]"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) rounds=--quick; shift ;;
+	--load) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+		load=("--load=$2"); shift 2 ;;
+	-h|--help) echo "$usage"; exit 0 ;;
+	*) echo "$usage" >&2; exit 2 ;;
+	esac
+done
 root=$top/build/native-root
 out=$top/build/versus-native
 rm -rf "$root" "$out"
@@ -38,6 +42,6 @@ fi
 # /tmp, as in the guest, and removes it at exit
 trap 'rm -rf "$root"' EXIT
 LD_LIBRARY_PATH=$top/build/debs/usr/lib/x86_64-linux-gnu \
-	"$top/build/bin/versus" --native --prefix="$root" $rounds |
+	"$top/build/bin/versus" --native --prefix="$root" $rounds "${load[@]}" |
 	"$top/build/host/unframe" "$out"
 "$top/build/host/versus-report" "$out/versus.csv"
