@@ -88,7 +88,7 @@ static bool disk_mounted;
 static void remove_work(void)
 {
 	if (disk_mounted)
-		umount2(disk_mnt, MNT_DETACH);
+		workdir_unmount(disk_mnt);
 	workdir_remove(work);
 }
 

@@ -7,8 +7,11 @@
 #ifndef NOFD_WORKDIR_H
 #define NOFD_WORKDIR_H
 
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 static inline int workdir_remove_one(const char *path, const struct stat *st,
 				     int flag, struct FTW *ftw)
@@ -22,6 +25,26 @@ static inline int workdir_remove_one(const char *path, const struct stat *st,
 static inline void workdir_remove(const char *dir)
 {
 	nftw(dir, workdir_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * Unmount @dir, a disk a program mounted in its work directory, before it
+ * exits, not lazily: the rings of a program that just exited are torn down
+ * by a kworker, and the files they still hold pin the mount until then. A
+ * lazy unmount left ext4's last put (journal and superblock writes) to
+ * that kworker, racing the guest's reboot, which shut the disk down under
+ * it: I/O errors at the end of the boot. Waits for the rings up to 10 s,
+ * then detaches.
+ */
+static inline void workdir_unmount(const char *dir)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (!umount2(dir, 0) || errno != EBUSY)
+			return;
+		usleep(10000);
+	}
+	fprintf(stderr, "%s still busy after 10 s: detached\n", dir);
+	umount2(dir, MNT_DETACH);
 }
 
 #endif

@@ -56,7 +56,7 @@ static void mount_site(bool native)
 static void remove_work_dir(void)
 {
 	if (site_mounted)
-		umount2(site, MNT_DETACH);
+		workdir_unmount(site);
 	workdir_remove(work);
 }
 
