@@ -26,7 +26,7 @@ tests=(httpd-log httpd-user httpd-drain httpd-reopen httpd-errlog
 	httpd-max-conns httpd-memory)
 # httpd-memory compares with nginx: Debian's, unpacked by make build/debs,
 # not installed; it runs in the namespace below as the server does
-nginx=$PWD/build/debs/usr/sbin/nginx
+nginx=build/debs/usr/sbin/nginx
 [ -x "$nginx" ] || nginx=/nonexistent
 what="nofd-httpd natively on $(uname -r): ${tests[*]}"
 if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
@@ -52,8 +52,10 @@ done
 failed=
 for t in "${tests[@]}"; do
 	echo "== $t"
-	# stock mode: the tests expect what it does (tests/httpd-stock)
-	NOFD_HTTPD_STOCK=1 NOFD_HTTPD_BIN=${NOFD_HTTPD_BIN:-$PWD/build/bin/nofd-httpd} \
+	# stock mode: the tests expect what it does (tests/httpd-stock). The
+	# programs by paths relative to the clone's top, the tests' working
+	# directory: the tmpfs on /tmp hides a clone under /tmp by its name
+	NOFD_HTTPD_STOCK=1 NOFD_HTTPD_BIN=${NOFD_HTTPD_BIN:-build/bin/nofd-httpd} \
 		NOFD_NGINX_BIN=$nginx \
 		unshare --mount --propagation private --pid --fork \
 		--mount-proc sh -c \
