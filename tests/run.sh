@@ -1,7 +1,8 @@
 #!/bin/bash
-# make test: the host-side checks, then every test in tests/ inside the
-# debug guest, as KTAP: the plan first, each result once as it arrives and,
-# last, "N passed, N failed, N skipped". Exits non-zero on any failure,
+# make test: every test in tests/ inside the debug guest and, beside it, the
+# host-side checks, as KTAP: the plan first, each guest result once as it
+# arrives, the host checks' when they are done and, last, "N passed, N
+# failed, N skipped". Exits non-zero on any failure,
 # kernel splat, guest crash or guest timeout.
 #
 #   tests/run.sh --kernel IMAGE [--out DIR]
@@ -72,21 +73,28 @@ echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches i
 
 # 1. The host checks, tests/host/*.sh KERNEL: each exits 0 (ok), 4 (skip)
 #    or anything else (not ok), and its last line of output says what it
-#    checked (or why it skipped); a failing one's output is shown.
-mkdir -p build/host-checks
-for check in "${host_checks[@]}"; do
-	name=$(basename "$check" .sh)
-	log=build/host-checks/$name.log
-	"$check" "$kernel" >"$log" 2>&1
-	rc=$?
-	what=$(tail -n 1 "$log")
-	case $rc in
-	0) result ok "host: $what" ;;
-	4) result ok "host: $name # SKIP $what" ;;
-	*) result "not ok" "host: $name: $what (exit $rc)"
-	   head -n -1 "$log" | tail -20 | sed 's/^/# /' ;;
-	esac
-done
+#    checked (or why it skipped); a failing one's output is shown. They run
+#    beside the guest, which keeps about one of the host's cores busy (most
+#    tests run one thread), and their results come after its results.
+mkdir -p build/host-checks "$out"
+host_checks_run() {
+	local check name log rc what
+	for check in "${host_checks[@]}"; do
+		name=$(basename "$check" .sh)
+		log=build/host-checks/$name.log
+		"$check" "$kernel" </dev/null >"$log" 2>&1
+		rc=$?
+		what=$(tail -n 1 "$log")
+		case $rc in
+		0) echo "ok host: $what" ;;
+		4) echo "ok host: $name # SKIP $what" ;;
+		*) echo "not ok host: $name: $what (exit $rc)"
+		   head -n -1 "$log" | tail -20 | sed 's/^/# /' ;;
+		esac
+	done
+}
+host_checks_run >"$out/host-checks" 2>&1 &
+host_pid=$!
 
 # 2. The guest: every test binary under ktap-run. Its results are re-emitted
 #    as they arrive, numbered into this run's plan; its "# " lines (the
@@ -98,7 +106,7 @@ done
 guest_plan=0 ran=0
 declare -A reported=()
 # no log of an earlier run may stand in for this one's
-mkdir -p "$out" && rm -f "$out/console.log" "$out/splats"
+rm -f "$out/console.log" "$out/splats"
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $line in
@@ -117,6 +125,16 @@ done < <(vm/run.sh --kernel "$kernel" --initrd "$initrd" --timeout "$timeout" \
 	--out "$out" --disk 64 -- /bin/ktap-run -t "$limit" /tests)
 wait $!
 rc=$?
+
+# the host checks' results, when they are done
+wait "$host_pid"
+while IFS= read -r line; do
+	case $line in
+	"ok host: "*) result ok "${line#ok }" ;;
+	"not ok host: "*) result "not ok" "${line#not ok }" ;;
+	*) echo "$line" ;;
+	esac
+done <"$out/host-checks"
 
 for name in "${guest_tests[@]}"; do
 	[ -n "${reported[$name]:-}" ] ||
