@@ -30,7 +30,8 @@ static bool file_has(const char *path, const char *what)
 
 /*
  * Start the server with --error-log ERRLOG and --max-conns 1: its port,
- * from the error log's first line; its stderr in *@err.
+ * from the error log's first line, once the line after it (who it serves
+ * as) is there too; its stderr in *@err.
  */
 static int start(pid_t *pid, int *err)
 {
@@ -53,9 +54,11 @@ static int start(pid_t *pid, int *err)
 	}
 	close(fds[1]);
 	*err = fds[0];
-	t_assert(t_wait_for(file_has(ERRLOG, " port ")), "the server starts: "
-		 "its port in the error log");
+	/* the port, then who it serves as, a moment later: both written */
+	t_assert(t_wait_for(file_has(ERRLOG, "nofd-httpd: serving as ")),
+		 "the server starts: who it serves as in the error log");
 	p = strstr(buf, " port ");
+	t_assert(p, "its port in the error log");
 	return atoi(p + 6);
 }
 
