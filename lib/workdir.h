@@ -29,12 +29,12 @@ static inline void workdir_remove(const char *dir)
 
 /*
  * Unmount @dir, a disk a program mounted in its work directory, before it
- * exits, not lazily: the rings of a program that just exited are torn down
- * by a kworker, and the files they still hold pin the mount until then. A
- * lazy unmount left ext4's last put (journal and superblock writes) to
- * that kworker, racing the guest's reboot, which shut the disk down under
- * it: I/O errors at the end of the boot. Waits for the rings up to 10 s,
- * then detaches.
+ * exits, not lazily. A lazy unmount leaves the filesystem's last put
+ * (ext4's journal and superblock writes) to whoever lets go of the mount
+ * last: at the end of a make profile boot that was a kworker, after the
+ * program had exited, racing the guest's reboot, which shut the disk down
+ * under it (I/O errors). Waits up to 10 s for other holders (a job's
+ * rings are torn down after the job exits), then detaches.
  */
 static inline void workdir_unmount(const char *dir)
 {
