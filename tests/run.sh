@@ -75,14 +75,16 @@ echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches i
 #    or anything else (not ok), and its last line of output says what it
 #    checked (or why it skipped); a failing one's output is shown. They run
 #    beside the guest, which keeps about one of the host's cores busy (most
-#    tests run one thread), and their results come after its results.
+#    tests run one thread), at a lower priority than it (a guest test that
+#    waits on the clock must not lose its core to them), and their results
+#    come after its results.
 mkdir -p build/host-checks "$out"
 host_checks_run() {
 	local check name log rc what
 	for check in "${host_checks[@]}"; do
 		name=$(basename "$check" .sh)
 		log=build/host-checks/$name.log
-		"$check" "$kernel" </dev/null >"$log" 2>&1
+		nice -n 10 "$check" "$kernel" </dev/null >"$log" 2>&1
 		rc=$?
 		what=$(tail -n 1 "$log")
 		case $rc in
