@@ -106,10 +106,13 @@ int main(void)
 		if (s != 200) {
 			len = strlen(buf);
 			/* a short body: the response ends before its length */
-			if (len >= 12 && !memcmp(buf, "HTTP/1.1 200", 12))
+			if (len >= 12 && !memcmp(buf, "HTTP/1.1 200", 12)) {
 				short_++;
-			else
+			} else {
 				other++;
+				printf("# other: status %d, %zu bytes: %.60s\n",
+				       s, len, buf);
+			}
 			continue;
 		}
 		same = true;
@@ -117,6 +120,9 @@ int main(void)
 			same &= r.body[k] == r.body[0];
 		whole += same;
 		other += !same;
+		if (!same)
+			printf("# other: a 200 of %zu bytes, mixed: '%c' ... '%c'\n",
+			       r.body_len, r.body[0], r.body[r.body_len - 1]);
 	}
 	stop = 1;
 	pthread_join(th, NULL);
