@@ -12,8 +12,11 @@
  * What a connection uses comes from the worker's pools, taken when it is
  * needed and given back when it is not, in chunks of POOL_CHUNK blocks
  * mapped on demand (mmap(2), not the heap: --stats counts them apart, as
- * mem_chunks_mapped, from allocs_after_start) and unmapped when the
- * chunk is free again, all but one spare per pool:
+ * mem_chunks_mapped, from allocs_after_start) and unmapped once a chunk
+ * has stayed free for a whole tick of the worker's clock (pools_trim()),
+ * all but one spare per pool: unmapped as soon as it was free, a chunk of
+ * bodies was mapped and unmapped again hundreds of times a second under
+ * 256 connections in stock mode, which READs every body:
  *
  *   heads   a connection's request head and response head buffers and
  *           its request's path (HEADS_SIZE, 14 KiB), ACCEPT to close
@@ -195,21 +198,42 @@ static char *pool_take(struct worker *w, struct pool *p, struct pool_ref *r)
 	k = &p->chunks[i];
 	if (k->nfree == POOL_CHUNK)
 		p->empty--;
+	k->used = true;
 	r->chunk = i;
 	r->block = k->free[--k->nfree];
 	return k->mem + r->block * p->block;
 }
 
-/* Give @r's block back; a chunk free again is unmapped, but one spare */
-static void pool_give(struct worker *w, struct pool *p, struct pool_ref *r)
+/* Give @r's block back (a chunk free again stays mapped: pools_trim()) */
+static void pool_give(struct pool *p, struct pool_ref *r)
 {
 	struct pool_chunk *k = &p->chunks[r->chunk];
 
 	k->free[k->nfree++] = r->block;
 	if (r->chunk < p->hint)
 		p->hint = r->chunk;
-	if (k->nfree == POOL_CHUNK && p->empty++)
-		chunk_unmap(w, p, r->chunk);
+	if (k->nfree == POOL_CHUNK)
+		p->empty++;
+}
+
+/* Unmap the chunks of @p free and not taken from since the last trim */
+static void pool_trim(struct worker *w, struct pool *p)
+{
+	for (unsigned int i = p->nchunks; i-- > 0;) {
+		struct pool_chunk *k = &p->chunks[i];
+
+		if (k->mem && k->nfree == POOL_CHUNK && !k->used &&
+		    p->empty > 1)
+			chunk_unmap(w, p, i);
+		k->used = false;
+	}
+}
+
+/* Once a tick (serve.c): what the connections have left free, back */
+void pools_trim(struct worker *w)
+{
+	pool_trim(w, &w->heads);
+	pool_trim(w, &w->bodies);
 }
 
 /*
@@ -277,7 +301,7 @@ int conn_body_index(struct worker *w, struct conn *c)
 void conn_body_put(struct worker *w, struct conn *c)
 {
 	if (c->body) {
-		pool_give(w, &w->bodies, &c->body_ref);
+		pool_give(&w->bodies, &c->body_ref);
 		c->body = NULL;
 	}
 }
@@ -287,7 +311,7 @@ void conn_put(struct worker *w, struct conn *c)
 {
 	conn_body_put(w, c);
 	if (c->out) {
-		pool_give(w, &w->heads, &c->heads_ref);
+		pool_give(&w->heads, &c->heads_ref);
 		c->req = c->out = c->path = c->index_path = NULL;
 	}
 	if (c->admitted) {

@@ -38,6 +38,7 @@ static void sweep_deadlines(struct worker *w)
 					IORING_ASYNC_CANCEL_ALL |
 					IORING_ASYNC_CANCEL_FD_FIXED);
 	}
+	pools_trim(w);
 	w->next_sweep_ms = w->now_ms + w->tick_ms;
 }
 

@@ -199,6 +199,7 @@ struct pool_chunk {
 	unsigned int nfree;
 	uint16_t free[POOL_CHUNK];	/* its blocks that are free */
 	bool fixed;			/* registered */
+	bool used;			/* a block taken since the last trim */
 };
 
 struct pool {
@@ -543,6 +544,7 @@ void on_install(struct worker *w, struct conn *c);
 bool admit(void);
 void pools_init(struct worker *w);
 void pools_note(void);
+void pools_trim(struct worker *w);
 void conn_slots(struct worker *w, struct conn *c);
 bool conn_heads(struct worker *w, struct conn *c);
 bool conn_body(struct worker *w, struct conn *c);
