@@ -29,21 +29,6 @@ static long ms_since(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* connect() to @port: 0, or the errno */
-static int try_connect(int port)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET, .sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err;
-
-	t_assert(s >= 0, "socket");
-	err = connect(s, (void *)&sa, sizeof(sa)) ? errno : 0;
-	close(s);
-	return err;
-}
-
 static bool alive(pid_t pid)
 {
 	int status;
@@ -89,7 +74,7 @@ int main(void)
 	 * before the signal
 	 */
 	while (ms_since(&t0) < 5000 &&
-	       ((err = try_connect(h.port)) == 0 || err == ECONNRESET)) {
+	       ((err = hc_try_connect(h.port)) == 0 || err == ECONNRESET)) {
 		accepted++;
 		usleep(5000);
 	}
@@ -140,7 +125,7 @@ int main(void)
 	usleep(1500 * 1000);
 	t_check(alive(h.pid), "SIGQUIT: after 1.5 s, three times the drain "
 		"limit, the server waits for the stalled client");
-	t_check_res(try_connect(h.port), ECONNREFUSED, "SIGQUIT: connect() "
+	t_check_res(hc_try_connect(h.port), ECONNREFUSED, "SIGQUIT: connect() "
 		    "is refused");
 	ok = dl_read(s, BIG, BIG, &got, &head);
 	t_check(ok && got == BIG, "SIGQUIT: the whole body arrives (%zu)",

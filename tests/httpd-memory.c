@@ -130,21 +130,6 @@ static int free_port(void)
 	return port;
 }
 
-/* Whether a connection to @port is accepted (hc_connect() fails the test) */
-static bool listening(int port)
-{
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET, .sin_port = htons(port),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-	};
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool ok = s >= 0 && !connect(s, (void *)&sa, sizeof(sa));
-
-	if (s >= 0)
-		close(s);
-	return ok;
-}
-
 /* nginx as nofd-httpd is here: 4 workers, @n connections each, no log */
 static void nginx(const char *bin, unsigned int n)
 {
@@ -181,7 +166,7 @@ static void nginx(const char *bin, unsigned int n)
 	/* listening within 10 s (a guest under TCG starts it slowly) */
 	for (int i = 0; i < 100 && up && !kill(pid, 0); i++) {
 		usleep(100000);
-		up = listening(port) ? 0 : -1;
+		up = hc_try_connect(port) ? -1 : 0;
 	}
 	if (!up) {
 		struct hc_resp r;

@@ -157,6 +157,21 @@ static inline int httpd_stop(struct httpd *h, int sig)
 	return httpd_stop_within(h, sig, 0);
 }
 
+/* connect() to the server at @port and close: 0, or connect()'s errno */
+static inline int hc_try_connect(int port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err;
+
+	t_assert(s >= 0, "socket");
+	err = connect(s, (void *)&sa, sizeof(sa)) ? errno : 0;
+	close(s);
+	return err;
+}
+
 /* A connected TCP socket to the server, with 10 s send/receive timeouts. */
 static inline int hc_connect(int port)
 {
