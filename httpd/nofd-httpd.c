@@ -63,7 +63,8 @@ static void announce(struct worker *w)
 			"O_PATH descriptor, files are opened relative to it\n",
 			opt.stock ? "--stock" : "no nofd series");
 		fprintf(stderr, "nofd-httpd: stock mode: size and mtime by "
-			"STATX of the path, not of the open file\n");
+			"STATX of the path, before and after the open (not of "
+			"the open file)\n");
 		fprintf(stderr, "nofd-httpd: stock mode: %s\n", kc.install ?
 			"directories are listed through a descriptor "
 			"installed for the listing" :

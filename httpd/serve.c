@@ -256,13 +256,13 @@ static void conn_free(struct worker *w, struct conn *c)
 
 /*
  * Open @path into @slot, linked to its STATX: relative to the slot @dir,
- * then the STATX of @slot; in stock mode relative to root_fd, then the
- * STATX of the path (which, unlike the open, is not held beneath the
- * root: a symlink swapped in between could describe another file, whose
- * size and mtime would be sent; its bytes never are, as the READ or
- * SPLICE is of the file opened, and a size that is not the file's fails
- * the response).
+ * then the STATX of @slot. In stock mode relative to root_fd, between two
+ * STATXs of the path: without the STATX of a slot, the file opened is the
+ * one described only if the path named the same file before and after
+ * the open (stock_open_steady()). Neither STATX is held beneath the root,
+ * but a symlink out of it fails the open.
  */
+#define STATX_ID (STATX_INO | STATX_BTIME | STATX_CTIME)	/* same_file() */
 static void open_stat(struct worker *w, struct conn *c, int dir,
 		      const char *path, int slot, enum phase phase)
 {
@@ -275,22 +275,84 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 		.flags = O_RDONLY | O_NONBLOCK,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	c->rq.open_res = c->rq.statx_res = -ECANCELED;
+	c->rq.open_res = c->rq.statx_res = c->rq.pre_res = -ECANCELED;
 	c->rq.opened_ms = w->now_ms;
-	reserve(w, 2);
-	sqe = sqe_for(w, c, OP_OPEN);
 	if (stock) {
+		c->rq.open_dir = dir;
+		c->rq.open_path = path;
+		c->rq.open_slot = slot;
+		reserve(w, 3);
+		/* a hard link: the open runs, and fails as it does, whatever
+		 * the STATX before it gave */
+		sqe = sqe_for(w, c, OP_STATX_PRE);
+		io_uring_prep_statx(sqe, root_fd, path, 0, mask | STATX_ID,
+				    &c->stx_pre);
+		sqe->flags |= IOSQE_IO_HARDLINK;
+		sqe = sqe_for(w, c, OP_OPEN);
 		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->rq.how,
 					     slot);
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe = sqe_for(w, c, OP_STATX);
-		io_uring_prep_statx(sqe, root_fd, path, 0, mask, &c->rq.stx);
+		io_uring_prep_statx(sqe, root_fd, path, 0, mask | STATX_ID,
+				    &c->rq.stx);
 		return;
 	}
+	reserve(w, 2);
+	sqe = sqe_for(w, c, OP_OPEN);
 	io_uring_prep_openat2_direct(sqe, dir, path, &c->rq.how, slot);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_STATX);
 	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->rq.stx);
+}
+
+/*
+ * The same file: the one the STATX after the open describes, as fstat(2)
+ * of it would (a file changed in place since is what any server sends).
+ * The inode number alone is not enough (ext4 gives a removed file's to
+ * the next new one at once): its birth time tells one life of it from
+ * the next, or where the filesystem has none, its change time (which a
+ * change in place moves too: such a file is opened again). A file that
+ * left the path and came back between the two STATXs (renamed away and
+ * back) is the one case it cannot see.
+ */
+static bool same_file(const struct statx *a, const struct statx *b)
+{
+	bool born = a->stx_mask & b->stx_mask & STATX_BTIME;
+	const struct statx_timestamp *ta = born ? &a->stx_btime : &a->stx_ctime;
+	const struct statx_timestamp *tb = born ? &b->stx_btime : &b->stx_ctime;
+
+	return a->stx_ino == b->stx_ino &&
+	       a->stx_dev_major == b->stx_dev_major &&
+	       a->stx_dev_minor == b->stx_dev_minor &&
+	       (a->stx_mode & S_IFMT) == (b->stx_mode & S_IFMT) &&
+	       ta->tv_sec == tb->tv_sec && ta->tv_nsec == tb->tv_nsec;
+}
+
+/*
+ * Stock mode, an open done: true when its result stands (it failed, or
+ * the path named the same file before and after it). Otherwise the file
+ * was replaced or removed meanwhile and the STATX may describe another
+ * file than the one opened (whose bytes would go out under the other's
+ * length): the open is done again, or after OPEN_TRIES the request is
+ * answered 503.
+ */
+#define OPEN_TRIES 8
+static bool stock_open_steady(struct worker *w, struct conn *c)
+{
+	if (c->rq.open_res < 0 ||
+	    (c->rq.pre_res >= 0 && c->rq.statx_res >= 0 &&
+	     same_file(&c->stx_pre, &c->rq.stx)))
+		return true;
+	close_slot(w, c, c->rq.open_slot);
+	if (++c->rq.open_tries >= OPEN_TRIES) {
+		error_log(w, "%s changed under each of %d opens: 503",
+			  c->rq.open_path, OPEN_TRIES);
+		respond_error(w, c, 503);
+		return false;
+	}
+	open_stat(w, c, c->rq.open_dir, c->rq.open_path, c->rq.open_slot,
+		  c->phase);
+	return false;
 }
 
 /* The directory c->path's index.html, into the other file slot */
@@ -568,6 +630,8 @@ static void on_open(struct worker *w, struct conn *c)
 	bool index = c->phase == PH_INDEX;
 	int mode = c->rq.stx.stx_mode & S_IFMT;
 
+	if (stock && !stock_open_steady(w, c))
+		return;
 	/* a variant that is not there, or not a regular file: the next */
 	if (c->phase == PH_VARIANT &&
 	    (c->rq.open_res < 0 || c->rq.statx_res < 0 || mode != S_IFREG)) {
@@ -782,6 +846,9 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		break;
 	case OP_STATX:
 		c->rq.statx_res = res;
+		break;
+	case OP_STATX_PRE:
+		c->rq.pre_res = res;
 		break;
 	case OP_DENTS:
 		c->rq.dents_res = res;

@@ -146,7 +146,7 @@ extern bool stock;
 extern int root_fd;
 
 enum op {
-	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_OPEN, OP_STATX,
+	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_OPEN, OP_STATX, OP_STATX_PRE,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
 	OP_SENDFILE,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
@@ -243,6 +243,15 @@ struct request {
 	int install_res;		/* FIXED_FD_INSTALL: the descriptor */
 	unsigned int dents_flags;
 	struct statx stx;
+	/*
+	 * stock mode: the result of the path's STATX before its open
+	 * (conn's stx_pre; stx is the one after), and the open, to be done
+	 * again if they differ
+	 */
+	int pre_res;
+	int open_dir, open_slot;
+	const char *open_path;
+	unsigned int open_tries;
 	struct open_how how;
 	struct cached_file *cached;	/* the file is this entry's slot */
 	bool file_open, other_open;	/* its file slots hold a file */
@@ -294,6 +303,8 @@ struct conn {
 	bool keepalive, timed_out;
 	bool accept_pending;		/* accepted before the last one freed */
 	bool admitted;			/* holds one of --max-conns' places */
+	/* stock mode: the path's STATX before its open (struct request) */
+	struct statx stx_pre;
 	/*
 	 * the request being read: buffer, bytes in it, its head's length;
 	 * out, path, req and index_path are taken from the worker's heads

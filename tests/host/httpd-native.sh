@@ -16,7 +16,7 @@ esac
 [ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
 units=(http-date http-target http-content-type)
-servers=(httpd-corners httpd-listing httpd-types)
+servers=(httpd-corners httpd-listing httpd-types httpd-replace)
 what="nofd-httpd natively: ${units[*]} ${servers[*]}"
 for t in "${units[@]}" "${servers[@]}"; do
 	[ -x "build/bin/tests/$t" ] ||
