@@ -179,6 +179,8 @@ int cache_adopt(struct worker *w, struct conn *c)
 	e->users = 1;
 	e->size = c->rq.stx.stx_size;
 	e->mtime = c->rq.stx.stx_mtime.tv_sec;
+	e->etag_len = http_etag(e->etag, e->mtime, e->size);
+	http_date(e->mtime, e->last_modified);
 	e->checked_ms = c->rq.opened_ms;
 	c->rq.cached = e;
 	c->fslot = e->slot;

@@ -417,14 +417,25 @@ static void put_content_range(struct http_out *o, uint64_t start, uint64_t n,
 
 void serve_file(struct worker *w, struct conn *c, const char *name)
 {
-	char extra[320], date[HTTP_DATE_LEN], etag[HTTP_ETAG_MAX];
+	char extra[320], date_buf[HTTP_DATE_LEN], etag_buf[HTTP_ETAG_MAX];
 	struct http_out o = { extra, extra + sizeof(extra) - 1 };
+	const struct cached_file *e = c->rq.cached;
 	time_t mtime = c->rq.stx.stx_mtime.tv_sec;
 	uint64_t size = c->rq.stx.stx_size, start = 0, n = size;
-	size_t etag_len = http_etag(etag, mtime, size);
+	const char *etag = etag_buf, *date = date_buf;
 	enum http_range range = HTTP_RANGE_ALL;
+	size_t etag_len;
 	int status;
 
+	/* an entry of the cache has them made (its size and mtime are these) */
+	if (e) {
+		etag = e->etag;
+		etag_len = e->etag_len;
+		date = e->last_modified;
+	} else {
+		etag_len = http_etag(etag_buf, mtime, size);
+		http_date(mtime, date_buf);
+	}
 	/* the answer depends on Accept-Encoding, for every file */
 	if (opt.precompressed)
 		http_put_str(&o, "Vary: Accept-Encoding\r\n");
@@ -444,7 +455,6 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 		error_page(w, c, 416, extra);
 		return;
 	}
-	http_date(mtime, date);
 	http_put_str(&o, "Last-Modified: ");
 	http_put(&o, date, HTTP_DATE_LEN - 1);
 	http_put_str(&o, "\r\nETag: ");

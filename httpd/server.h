@@ -229,6 +229,10 @@ struct cached_file {
 	uint64_t checked_ms;		/* its STATX was taken after this */
 	uint64_t size;
 	int64_t mtime;
+	/* its validators as sent, made once per STATX, not per response */
+	char etag[HTTP_ETAG_MAX];
+	char last_modified[HTTP_DATE_LEN];
+	uint8_t etag_len;
 };
 
 /*

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: nofd-httpd's open-file cache. A cached file is served as
- * read(2) reads it, with its Last-Modified and 304; within the validity a
- * file replaced by rename is served as the whole old version, never a mix;
+ * read(2) reads it, with its Last-Modified, ETag and 304; within the
+ * validity a file replaced by rename is served as the whole old version
+ * with its ETag, never a mix;
  * past it (and at once with --file-cache 0) a replaced, deleted or
  * truncated file is served as it is now; a file truncated under its entry
  * fails one response and is opened afresh by the next; 12 files through a
@@ -41,11 +42,21 @@ static void get_as_read(int port, const char *url, const char *path)
 		url, r.body_len, n);
 }
 
+/* nginx's ETag of @path as stat(2) sees it now */
+static void stat_etag(const char *path, char *tag, size_t size)
+{
+	struct stat st;
+
+	t_assert(stat(path, &st) == 0, "stat %s", path);
+	snprintf(tag, size, "\"%lx-%lx\"", (unsigned long)st.st_mtime,
+		 (unsigned long)st.st_size);
+}
+
 /* The default validity: hits, 304, the old version whole, truncation */
 static void test_valid(void)
 {
 	const char *argv[] = { "-n", "--threads", "1", "--stats", NULL };
-	char lm[64], req[256];
+	char lm[64], req[256], tag[64], want[64];
 	struct hc_resp r;
 	struct httpd h;
 	int s;
@@ -57,6 +68,10 @@ static void test_valid(void)
 	s = hc_get(h.port, "/a.txt", buf, sizeof(buf), &r);
 	t_assert(s == 200 && hc_header(&r, "Last-Modified", lm, sizeof(lm)),
 		 "Last-Modified of a cached file");
+	/* the entry's validators, made when it was filled, are the file's */
+	stat_etag(ROOT "/a.txt", want, sizeof(want));
+	t_check(hc_header(&r, "ETag", tag, sizeof(tag)) && !strcmp(tag, want),
+		"ETag of a cached file: %s, stat(2)'s %s", tag, want);
 	snprintf(req, sizeof(req), "GET /a.txt HTTP/1.1\r\nHost: t\r\n"
 		 "If-Modified-Since: %s\r\nConnection: close\r\n\r\n", lm);
 	s = hc_request(h.port, req, buf, sizeof(buf), &r);
@@ -68,6 +83,8 @@ static void test_valid(void)
 	t_check(s == 200 && r.body_len == 1000 && r.body[0] == 'a' &&
 		r.body[999] == 'a', "replaced within the validity: %d, "
 		"%zu bytes of '%c'", s, r.body_len, s == 200 ? r.body[0] : 0);
+	t_check(hc_header(&r, "ETag", tag, sizeof(tag)) && !strcmp(tag, want),
+		"and the old version's ETag: %s, not the new file's", tag);
 
 	/* truncated under its entry: one short response, then as it is */
 	replace(ROOT "/t.txt", 't', 4000);
