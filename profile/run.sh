@@ -17,8 +17,8 @@
 # nofd-no-defer, nofd-recv-multishot, nofd-sendfile; LOAD: 1k-keepalive,
 # 1k-close, 1m-keepalive, many-4k (10000 files of 4 KiB), 1k-256conns,
 # arena (20 files of 3-67 KiB with their .br and .gz over 256 connections),
-# and three loads outside the demo's table: 2k-keepalive, 4k-close,
-# 16k-keepalive; `versus --help` lists them; for k * D seconds of guest
+# and loads outside the demo's table: 2k-, 4k-, 8k- and 16k-keepalive,
+# 4k-close; `versus --help` lists them; for k * D seconds of guest
 # time, D default 1), where an operation is a request wrk completed.
 # --report boots nothing: it writes the report of the boots already in DIR
 # again (another --top, say). Boot, set-up and exit

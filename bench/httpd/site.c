@@ -109,6 +109,7 @@ void make_site(bool native)
 		big[i] = 'a' + i % 26;
 	site_file("big.bin", big, sizeof(big));
 	site_file("two.html", big, 2048);
+	site_file("8k.bin", big, 8192);
 	site_file("16k.bin", big, 16384);
 	for (int i = 0; i < 50; i++) {
 		snprintf(path, sizeof(path), "list/file-%02d.txt", i);

@@ -160,6 +160,10 @@ static const struct load loads[] = {
 	{ "2k-keepalive", "2 KiB keep-alive", "/two.html", false, 16, false,
 	  false },
 	{ "4k-close", "4 KiB close", "/many/0.html", true, 16, false, false },
+	{ "4k-keepalive", "4 KiB keep-alive", "/many/0.html", false, 16, false,
+	  false },
+	{ "8k-keepalive", "8 KiB keep-alive", "/8k.bin", false, 16, false,
+	  false },
 	{ "16k-keepalive", "16 KiB keep-alive", "/16k.bin", false, 16, false,
 	  false },
 };
