@@ -75,8 +75,8 @@ nofd_configure "$src" "$obj" "${fragments[@]}" || exit 1
 
 # 3. Build.
 case $flavour in
-fast) took="about 5.5 minutes" ;;
-debug) took="about 5 minutes" ;;
+fast) took="about 9 minutes" ;;
+debug) took="about 11 minutes" ;;
 esac
 echo "kernel: building $flavour with $(nproc) jobs (a cold build takes $took on 2 cores)"
 nofd_build "$src" "$obj" bzImage "$flavour"
