@@ -7,8 +7,8 @@
 # `nofd-httpd --help` lists, and httpd/README.md's option table names
 # those options, no more and no fewer; the unit has what the issue asks
 # for (User=, AmbientCapabilities=CAP_NET_BIND_SERVICE, ExecReload=
-# sending SIGUSR1, KillSignal=SIGTERM, LimitMEMLOCK=) and
-# systemd-analyze verify accepts it
+# sending SIGUSR1, KillSignal=SIGTERM, LimitMEMLOCK=, a TimeoutStopSec=
+# over the drain limit and a tick) and systemd-analyze verify accepts it
 # (its ExecStart= pointed into DESTDIR, the man page found there). Where
 # man and groff, or systemd-analyze, are absent that part is skipped, and
 # the last line says so. Nothing is installed on the machine itself.
@@ -63,6 +63,21 @@ for prefix in /usr/local /usr; do
 			'^LimitMEMLOCK=[0-9]'; do
 			grep -q "$want" "$unit" || fail "the unit has no line $want"
 		done
+		# systemd's stop timeout outlasts the drain: its limit (the
+		# unit's --drain-timeout, else the default --help gives) and a
+		# tick of the server's clock (1 s), or a full drain is killed
+		drain=$(grep -oE -- '^ExecStart=.* --drain-timeout[ =][0-9]+' "$unit" |
+			grep -oE '[0-9]+$')
+		[ -n "$drain" ] || drain=$(build/bin/nofd-httpd --help |
+			tr -s ' \n' ' ' |
+			grep -oE -- '--drain-timeout MS [^(]*\(default [0-9]+' |
+			grep -oE '[0-9]+$')
+		stop=$(sed -n 's/^TimeoutStopSec=\([0-9][0-9]*\)s\{0,1\}$/\1/p' "$unit")
+		if [ -z "$drain" ] || [ -z "$stop" ]; then
+			fail "no drain limit (${drain:-none}) or TimeoutStopSec= in seconds (${stop:-none}) to compare"
+		elif [ $((stop * 1000)) -le $((drain + 1000)) ]; then
+			fail "TimeoutStopSec=${stop}s is not over the drain limit of $drain ms and a tick (1 s)"
+		fi
 		if command -v systemd-analyze >/dev/null; then
 			# the installed unit, its binary and man page where DESTDIR
 			# put them
