@@ -5,10 +5,10 @@
  * being sent (more than the client's socket and the server's send buffer
  * hold), a connect() to the port is refused with ECONNREFUSED, where it
  * used to be queued and reset when the server exited; the response then
- * completes byte for byte and the server exits 0. A restart without
- * downtime: while the old server drains such a download after SIGTERM, a
- * new server binds the same port and answers 200, and the old download
- * still completes byte for byte. --drain-timeout bounds
+ * completes byte for byte and the server exits 0. SIGINT does the same. A
+ * restart without downtime: while the old server drains such a download
+ * after SIGTERM, a new server binds the same port and answers 200, and
+ * the old download still completes byte for byte. --drain-timeout bounds
  * the wait: a client that stops reading has its response cut, and the
  * server exits 0 after the limit and within it plus a tick (1 s) and some
  * slack, saying so in its error log. SIGQUIT stops the same way without
@@ -115,6 +115,19 @@ int main(void)
 		"byte for byte (%zu)", got);
 	close(s);
 	t_check_res(httpd_stop(&h, 0), 0, "SIGTERM: exit 0");
+
+	/* SIGINT: the same as SIGTERM */
+	httpd_start(&h, ROOT, argv);
+	s = dl_start(h.port);
+	got = 0;
+	head = false;
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
+	refused_while_sending(&h, SIGINT, "SIGINT", s, got);
+	ok = dl_read(s, BIG, BIG, &got, &head);
+	t_check(ok && got == BIG, "SIGINT: then the whole body arrives, "
+		"byte for byte (%zu)", got);
+	close(s);
+	t_check_res(httpd_stop(&h, 0), 0, "SIGINT: exit 0");
 
 	/*
 	 * A restart without downtime: once the draining server has closed
