@@ -290,7 +290,7 @@ help:
 	@echo "                   ONLY=WORKLOAD,...); bench-native, bench-spread"
 	@echo "make versus-native nofd-httpd against nginx on this machine's kernel"
 	@echo "make httpd         nofd-httpd alone, to run on this machine (no QEMU,"
-	@echo "                   no kernel source)"
+	@echo "                   no kernel source; it apt-gets, as root, the first time)"
 	@echo "make install       nofd-httpd, its man page and systemd unit (PREFIX="
 	@echo "                   /usr/local, DESTDIR=); make uninstall"
 	@echo "make fuzz          the SQE fuzzer on the debug kernel (SECONDS=, ROUNDS=,"

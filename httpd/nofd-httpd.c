@@ -44,6 +44,34 @@ void *__wrap_realloc(void *p, size_t size)
 	return __real_realloc(p, size);
 }
 
+/*
+ * A log that SIGUSR1 and SIGHUP reopen by its path (signals.c), as the
+ * user served as: say at start when that user may not write it, or may
+ * not create it anew in its directory, as a reopen after a rotation does
+ */
+static void log_check(const char *path, const char *what)
+{
+	const char *slash;
+	char dir[4096];
+
+	if (!path || !strcmp(path, "-"))
+		return;
+	if (access(path, W_OK))
+		fprintf(stderr, "nofd-httpd: the user served as may not write "
+			"the %s %s: a reopen (SIGUSR1, SIGHUP) needs it "
+			"renamed first (logrotate) or made writable for it\n",
+			what, path);
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == path ? 1 :
+		 (int)(slash - path), slash ? path : ".");
+	if (access(dir, W_OK | X_OK))
+		fprintf(stderr, "nofd-httpd: the user served as may not create "
+			"files in %s, the %s's directory: a reopen after a "
+			"rotation (SIGUSR1, SIGHUP) fails unless logrotate "
+			"makes the file for it (create MODE USER GROUP)\n",
+			dir, what);
+}
+
 /* Once every ring is ready: say where we serve, then count allocations. */
 static void announce(struct worker *w)
 {
@@ -71,12 +99,8 @@ static void announce(struct worker *w)
 			"no directory listings (no FIXED_FD_INSTALL): 403");
 	}
 	pools_note();
-	/* a reopen (signals.c) opens the path as the user served as */
-	if (opt.log && strcmp(opt.log, "-") && access(opt.log, W_OK))
-		fprintf(stderr, "nofd-httpd: the user served as may not write "
-			"the access log %s: a reopen (SIGUSR1, SIGHUP) needs it "
-			"renamed first (logrotate) or made writable for it\n",
-			opt.log);
+	log_check(opt.log, "access log");
+	log_check(opt.error_log, "error log");
 	if (!kc.splice && !kc.sendfile)
 		fprintf(stderr, "nofd-httpd: no IORING_OP_SENDFILE or "
 			"IORING_OP_PIPE: bodies go by READ and SEND\n");

@@ -5,7 +5,10 @@
  * being sent (more than the client's socket and the server's send buffer
  * hold), a connect() to the port is refused with ECONNREFUSED, where it
  * used to be queued and reset when the server exited; the response then
- * completes byte for byte and the server exits 0. --drain-timeout bounds
+ * completes byte for byte and the server exits 0. SIGINT does the same. A
+ * restart without downtime: while the old server drains such a download
+ * after SIGTERM, a new server binds the same port and answers 200, and
+ * the old download still completes byte for byte. --drain-timeout bounds
  * the wait: a client that stops reading has its response cut, and the
  * server exits 0 after the limit and within it plus a tick (1 s) and some
  * slack, saying so in its error log. SIGQUIT stops the same way without
@@ -47,26 +50,19 @@ static long wmem_max(void)
 	return max;
 }
 
-int main(void)
+/*
+ * Send @sig to @h, whose client @s has read @got bytes of the download
+ * and stopped: connect() is refused soon after, while the server is
+ * still sending and running
+ */
+static void refused_while_sending(struct httpd *h, int sig, const char *what,
+				  int s, size_t got)
 {
-	const char *argv[] = { "-n", "--threads", "2", NULL };
-	const char *limit[] = { "-n", "--threads", "2", "--drain-timeout",
-				"500", NULL };
 	struct timespec t0;
-	struct httpd h;
-	size_t got = 0;
-	bool head = false, ok;
-	int s, err = 0, inq, accepted = 0;
+	int err = 0, inq, accepted = 0;
 	long ms;
 
-	mkdir(ROOT, 0755);
-	dl_make(ROOT, BIG);
-
-	/* SIGTERM: refused at once, the response in flight completes */
-	httpd_start(&h, ROOT, argv);
-	s = dl_start(h.port);
-	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
-	kill(h.pid, SIGTERM);
+	kill(h->pid, sig);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/*
 	 * until refused: a connect() that met the listener as it closed is
@@ -74,24 +70,91 @@ int main(void)
 	 * before the signal
 	 */
 	while (ms_since(&t0) < 5000 &&
-	       ((err = hc_try_connect(h.port)) == 0 || err == ECONNRESET)) {
+	       ((err = hc_try_connect(h->port)) == 0 || err == ECONNRESET)) {
 		accepted++;
 		usleep(5000);
 	}
 	ms = ms_since(&t0);
-	t_check(err == ECONNREFUSED, "SIGTERM: connect() refused after %ld "
-		"ms (%d connected or reset before): %s", ms, accepted,
+	t_check(err == ECONNREFUSED, "%s: connect() refused after %ld ms (%d "
+		"connected or reset before): %s", what, ms, accepted,
 		strerror(err));
 	t_assert(!ioctl(s, SIOCINQ, &inq), "SIOCINQ");
-	t_check(got + inq + wmem_max() + 65536 < BIG, "SIGTERM: meanwhile "
-		"the server is still sending (%zu bytes read, %d queued, its "
-		"send buffer at most %ld, of %d)", got, inq, wmem_max(), BIG);
-	t_check(alive(h.pid), "SIGTERM: the server is still running");
+	t_check(got + inq + wmem_max() + 65536 < BIG, "%s: meanwhile the "
+		"server is still sending (%zu bytes read, %d queued, its send "
+		"buffer at most %ld, of %d)", what, got, inq, wmem_max(), BIG);
+	t_check(alive(h->pid), "%s: the server is still running", what);
+}
+
+int main(void)
+{
+	const char *argv[] = { "-n", "--threads", "2", NULL };
+	const char *limit[] = { "-n", "--threads", "2", "--drain-timeout",
+				"500", NULL };
+	char port[16], buf[4096];
+	const char *again[] = { "-n", "--threads", "2", "--port", port,
+				NULL };
+	struct timespec t0;
+	struct httpd h, h2;
+	struct hc_resp r;
+	size_t got = 0;
+	bool head = false, ok;
+	int s;
+	long ms;
+
+	mkdir(ROOT, 0755);
+	dl_make(ROOT, BIG);
+	t_write_file(ROOT "/small.txt", "small\n", 6);
+
+	/* SIGTERM: refused at once, the response in flight completes */
+	httpd_start(&h, ROOT, argv);
+	s = dl_start(h.port);
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
+	refused_while_sending(&h, SIGTERM, "SIGTERM", s, got);
 	ok = dl_read(s, BIG, BIG, &got, &head);
 	t_check(ok && got == BIG, "SIGTERM: then the whole body arrives, "
 		"byte for byte (%zu)", got);
 	close(s);
 	t_check_res(httpd_stop(&h, 0), 0, "SIGTERM: exit 0");
+
+	/* SIGINT: the same as SIGTERM */
+	httpd_start(&h, ROOT, argv);
+	s = dl_start(h.port);
+	got = 0;
+	head = false;
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
+	refused_while_sending(&h, SIGINT, "SIGINT", s, got);
+	ok = dl_read(s, BIG, BIG, &got, &head);
+	t_check(ok && got == BIG, "SIGINT: then the whole body arrives, "
+		"byte for byte (%zu)", got);
+	close(s);
+	t_check_res(httpd_stop(&h, 0), 0, "SIGINT: exit 0");
+
+	/*
+	 * A restart without downtime: once the draining server has closed
+	 * its listener, a new one binds the same port and serves, while the
+	 * old one's download goes on to its end
+	 */
+	httpd_start(&h, ROOT, argv);
+	s = dl_start(h.port);
+	got = 0;
+	head = false;
+	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
+	refused_while_sending(&h, SIGTERM, "restart", s, got);
+	snprintf(port, sizeof(port), "%d", h.port);
+	httpd_start(&h2, ROOT, again);
+	t_check_res(h2.port, h.port, "restart: a new server binds the port "
+		    "the draining one listened on");
+	t_check(hc_get(h2.port, "/small.txt", buf, sizeof(buf), &r) == 200 &&
+		r.body_len == 6 && !memcmp(r.body, "small\n", 6),
+		"restart: the new server answers 200 with the file");
+	t_check(alive(h.pid), "restart: meanwhile the old one still drains");
+	ok = dl_read(s, BIG, BIG, &got, &head);
+	t_check(ok && got == BIG, "restart: the old server's download "
+		"arrives whole, byte for byte (%zu)", got);
+	close(s);
+	t_check_res(httpd_stop(&h, 0), 0, "restart: the old server exits 0");
+	t_check_res(httpd_stop(&h2, SIGTERM), 0, "restart: the new server "
+		    "exits 0 on SIGTERM");
 
 	/* --drain-timeout 500: a stalled client is cut */
 	httpd_start(&h, ROOT, limit);

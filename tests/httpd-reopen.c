@@ -10,11 +10,17 @@
  * user the server serves as (nobody): the new file is created as that
  * user. When it may not (the directory made read-only), the reopen fails,
  * the lines go on to the file opened before, and the error log says why.
+ * At start the server warns when that user could not create the log anew
+ * in its directory (a root-owned /var/log/nofd-httpd: every reopen after
+ * a rotation would fail), for the access log and the error log, and says
+ * nothing when the directory is the user's.
  */
 #include "httpd-download.h"
 
 #define ROOT "/tmp/httpd-reopen"
 #define LOGDIR "/tmp/httpd-reopen-logs"
+#define ROOTS_DIR "/tmp/httpd-reopen-roots"	/* root's, 0755 */
+#define ERRLOG ROOTS_DIR "/error.log"
 #define LOG LOGDIR "/access.log"
 #define BIG (32 << 20)
 #define NOBODY 65534
@@ -74,6 +80,82 @@ static void logged_in(int port, const char *path, const char *log,
 	if (other)
 		t_check(!file_has(other, want), "%s: and not in %s", after,
 			other);
+}
+
+/* @path, made afresh and given to nobody */
+static void nobodys_file(const char *path)
+{
+	unlink(path);
+	t_write_file(path, "", 0);
+	t_assert(!chown(path, NOBODY, NOBODY), "chown %s", path);
+}
+
+/*
+ * What the server says at start about its logs, which it reopens as the
+ * user it serves as: nothing when that user may write them and create
+ * them in their directory (LOGDIR, nobody's); that it may not create
+ * them when the directory is root's (ROOTS_DIR), though the files are
+ * nobody's
+ */
+static void start_warnings(void)
+{
+	const char *mine[] = { "--access-log", LOG, NULL };
+	const char *roots[] = { "--access-log", ROOTS_DIR "/access.log",
+				NULL };
+	const char *errlog[] = { httpd_bin(), "--port", "0", "--addr",
+				 "127.0.0.1", "--root", ROOT, "-n",
+				 "--error-log", ERRLOG,
+				 httpd_stock() ? "--stock" : NULL, NULL };
+	static char b[65536];
+	struct httpd h;
+	int status;
+	ssize_t n;
+	pid_t pid;
+
+	mkdir(ROOTS_DIR, 0755);
+	chmod(ROOTS_DIR, 0755);
+	t_assert(!chown(ROOTS_DIR, 0, 0), "chown " ROOTS_DIR);
+	nobodys_file(ROOTS_DIR "/access.log");
+	nobodys_file(ERRLOG);
+
+	httpd_start(&h, ROOT, mine);
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "the log in nobody's "
+		    "directory: exit 0");
+	t_check(!strstr(h.log, "may not write") &&
+		!strstr(h.log, "may not create"), "the log in nobody's "
+		"directory: no warning at start: %s", h.log);
+
+	httpd_start(&h, ROOT, roots);
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "nobody's log in root's "
+		    "directory: exit 0");
+	t_check(strstr(h.log, "nofd-httpd: the user served as may not "
+		       "create files in " ROOTS_DIR ", the access log's "
+		       "directory: a reopen after a rotation (SIGUSR1, "
+		       "SIGHUP) fails unless logrotate makes the file for it"),
+		"nobody's access log in root's directory: the warning at "
+		"start: %s", h.log);
+	t_check(!strstr(h.log, "may not write"), "nobody's access log: no "
+		"warning that it may not be written");
+
+	/* its start-up lines go to the error log: no port on stderr */
+	pid = fork();
+	t_assert(pid >= 0, "fork");
+	if (!pid) {
+		execv(httpd_bin(), (char **)errlog);
+		_exit(127);
+	}
+	for (int i = 0; i < 3000 && !file_has(ERRLOG, " port "); i++)
+		usleep(10000);
+	kill(pid, SIGTERM);
+	t_assert(waitpid(pid, &status, 0) == pid, "waitpid");
+	t_check(WIFEXITED(status) && !WEXITSTATUS(status), "--error-log in "
+		"root's directory: exit 0 (status %#x)", status);
+	n = t_read_file(ERRLOG, b, sizeof(b) - 1);
+	t_assert(n >= 0, "read " ERRLOG);
+	b[n] = '\0';
+	t_check(strstr(b, "may not create files in " ROOTS_DIR ", the error "
+		       "log's directory") != NULL, "nobody's error log in "
+		"root's directory: the warning, in the error log: %s", b);
 }
 
 int main(void)
@@ -141,5 +223,7 @@ int main(void)
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "exit 0");
 	t_check(file_has(LOG, "\"GET /big.bin HTTP/1.1\" 200 33554432\n"),
 		"the download's line is in the newest log");
+
+	start_warnings();
 	return t_exit();
 }

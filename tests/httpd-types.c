@@ -5,10 +5,15 @@
  * application/octet-stream before it had the whole list), and --types
  * FILE adds to them and overrides them, in nginx's "types {}" form and
  * in /etc/mime.types' form, the later file winning; a file it cannot
- * read or parse stops it at start, exit 2, saying where. Runs on the
+ * read or parse stops it at start, exit 2, saying where. Where the system
+ * has an /etc/mime.types (Debian's, natively; the guest has none, and it
+ * says so), the server loads it whole, and .flac, .md and .epub, which
+ * nginx's list lacks, get the types that file gives them. Runs on the
  * host too (tests/host/httpd-native.sh): the site is made under $TMPDIR.
  */
 #include "httpd.h"
+
+#define SYSTEM_TYPES "/etc/mime.types"
 
 static char root[256], buf[4096], nginx_file[300], lines_file[300];
 
@@ -79,6 +84,83 @@ static void check_types(int port, const char *what, size_t n,
 	}
 }
 
+/*
+ * The type @file gives extension @ext, in /etc/mime.types' form (a later
+ * line over an earlier one, as the server reads it), into @type: false if
+ * it gives none
+ */
+static bool file_type(const char *file, const char *ext, char *type,
+		      size_t size)
+{
+	FILE *f = fopen(file, "r");
+	char line[1024];
+	bool found = false;
+
+	t_assert(f, "open %s", file);
+	while (fgets(line, sizeof(line), f)) {
+		char *save, *t = strtok_r(line, " \t\n", &save), *e;
+
+		if (!t || t[0] == '#')
+			continue;
+		while ((e = strtok_r(NULL, " \t\n", &save)))
+			if (!strcmp(e, ext)) {
+				snprintf(type, size, "%s", t);
+				found = true;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The system's own /etc/mime.types (Debian's, natively), loaded whole:
+ * files of types nginx's list lacks get the type it gives them
+ */
+static void system_types(void)
+{
+	static const char *const exts[] = { "flac", "md", "epub" };
+	const char *args[] = { "-n", "--types", SYSTEM_TYPES, NULL };
+	char path[300], want[256], v[256];
+	struct hc_resp r;
+	struct httpd h;
+	int checked = 0;
+
+	if (access(SYSTEM_TYPES, R_OK)) {
+		printf("# SKIP --types %s: there is none here (%s; the guest "
+		       "has none): not loaded\n", SYSTEM_TYPES,
+		       strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		snprintf(path, sizeof(path), "%s/sys.%s", root, exts[i]);
+		t_write_file(path, "x", 1);
+	}
+	httpd_start(&h, root, args);
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		char target[64];
+		size_t n;
+
+		if (!file_type(SYSTEM_TYPES, exts[i], want, sizeof(want))) {
+			printf("# %s gives .%s no type: not checked\n",
+			       SYSTEM_TYPES, exts[i]);
+			continue;
+		}
+		snprintf(target, sizeof(target), "/sys.%s", exts[i]);
+		n = strlen(want);
+		t_check(hc_get(h.port, target, buf, sizeof(buf), &r) == 200 &&
+			hc_header(&r, "Content-Type", v, sizeof(v)) &&
+			!strncmp(v, want, n) &&
+			(!v[n] || !strcmp(v + n, "; charset=utf-8")),
+			"--types %s: .%s is %s, as the file says (%s)",
+			SYSTEM_TYPES, exts[i], want, v);
+		checked++;
+	}
+	t_check(checked > 0, "--types %s: %d of its types checked",
+		SYSTEM_TYPES, checked);
+	t_check_res(httpd_stop(&h, SIGTERM), 0, "--types %s: exit 0",
+		    SYSTEM_TYPES);
+}
+
 /* The server with @args cannot start: exit 2, its message in @out */
 static int refused(const char *a1, const char *a2, char *out, size_t size)
 {
@@ -113,6 +195,8 @@ int main(void)
 	}
 	check_types(h.port, "--types", n, names, types);
 	t_check_res(httpd_stop(&h, SIGTERM), 0, "SIGTERM: exit 0");
+
+	system_types();
 
 	snprintf(bad, sizeof(bad), "%s/bad.types", root);
 	t_write_file(bad, "types {\n  text/x-a a\n}\n", 23);

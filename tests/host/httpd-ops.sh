@@ -7,7 +7,9 @@
 # and the tests are static, started from build/bin, the server on
 # 127.0.0.1 with port 0. Each runs in a mount and PID namespace of its
 # own with a tmpfs on /tmp, so nothing on the host changes and a server
-# that a failed test leaves running ends with it. Skips (exit 4) when the
+# that a failed test leaves running ends with it; httpd-user binds port
+# 80 only in a network namespace it makes itself (its loopback up), never
+# the host's. Skips (exit 4) when the
 # kernel lacks what the server needs (direct SOCKET, BIND, LISTEN: 6.11),
 # or when not root (the tests start the server as root, to drop).
 #

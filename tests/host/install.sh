@@ -4,9 +4,11 @@
 # for PREFIX=/usr; make uninstall takes exactly those away again. The
 # installed binary is the one built; the man page renders without a
 # warning (man --warnings, else groff -ww) and names every option that
-# `nofd-httpd --help` lists; the unit has what the issue asks for (User=,
-# AmbientCapabilities=CAP_NET_BIND_SERVICE, ExecReload= sending SIGUSR1,
-# KillSignal=SIGTERM, LimitMEMLOCK=) and systemd-analyze verify accepts it
+# `nofd-httpd --help` lists, and httpd/README.md's option table names
+# those options, no more and no fewer; the unit has what the issue asks
+# for (User=, AmbientCapabilities=CAP_NET_BIND_SERVICE, ExecReload=
+# sending SIGUSR1, KillSignal=SIGTERM, LimitMEMLOCK=, a TimeoutStopSec=
+# over the drain limit and a tick) and systemd-analyze verify accepts it
 # (its ExecStart= pointed into DESTDIR, the man page found there). Where
 # man and groff, or systemd-analyze, are absent that part is skipped, and
 # the last line says so. Nothing is installed on the machine itself.
@@ -61,6 +63,21 @@ for prefix in /usr/local /usr; do
 			'^LimitMEMLOCK=[0-9]'; do
 			grep -q "$want" "$unit" || fail "the unit has no line $want"
 		done
+		# systemd's stop timeout outlasts the drain: its limit (the
+		# unit's --drain-timeout, else the default --help gives) and a
+		# tick of the server's clock (1 s), or a full drain is killed
+		drain=$(grep -oE -- '^ExecStart=.* --drain-timeout[ =][0-9]+' "$unit" |
+			grep -oE '[0-9]+$')
+		[ -n "$drain" ] || drain=$(build/bin/nofd-httpd --help |
+			tr -s ' \n' ' ' |
+			grep -oE -- '--drain-timeout MS [^(]*\(default [0-9]+' |
+			grep -oE '[0-9]+$')
+		stop=$(sed -n 's/^TimeoutStopSec=\([0-9][0-9]*\)s\{0,1\}$/\1/p' "$unit")
+		if [ -z "$drain" ] || [ -z "$stop" ]; then
+			fail "no drain limit (${drain:-none}) or TimeoutStopSec= in seconds (${stop:-none}) to compare"
+		elif [ $((stop * 1000)) -le $((drain + 1000)) ]; then
+			fail "TimeoutStopSec=${stop}s is not over the drain limit of $drain ms and a tick (1 s)"
+		fi
 		if command -v systemd-analyze >/dev/null; then
 			# the installed unit, its binary and man page where DESTDIR
 			# put them
@@ -93,6 +110,22 @@ for prefix in /usr/local /usr; do
 				grep -q 'setcap cap_net_bind_service=+ep' "$tmp/page" ||
 				fail "the man page lacks SIGNALS, EXAMPLES or the setcap example"
 		fi
+		# httpd/README.md's option table (the first cell of each row)
+		# and --help's option lines name the same long options
+		awk '/^\| option \| default \| \|$/ { t = 1; next }
+		     t && /^$/ { exit } t' httpd/README.md | cut -d'|' -f2 |
+			grep -oE -- '--[a-z][a-z-]*' | sort -u >"$tmp/readme-opts"
+		build/bin/nofd-httpd --help |
+			grep -oE '^ {2,6}(-[a-zA-Z], )?--[a-z][a-z-]*' |
+			grep -oE -- '--[a-z][a-z-]*' | sort -u >"$tmp/help-opts"
+		[ -s "$tmp/readme-opts" ] ||
+			fail "no option table found in httpd/README.md"
+		only=$(comm -23 "$tmp/readme-opts" "$tmp/help-opts" | tr '\n' ' ')
+		[ -z "$only" ] ||
+			fail "httpd/README.md's option table has what --help lacks: $only"
+		only=$(comm -13 "$tmp/readme-opts" "$tmp/help-opts" | tr '\n' ' ')
+		[ -z "$only" ] ||
+			fail "--help has what httpd/README.md's option table lacks: $only"
 		# every option of --help is in the man page (\- is a hyphen there)
 		sed 's/\\-/-/g' "$page" >"$tmp/roff"
 		for o in $(build/bin/nofd-httpd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
@@ -112,7 +145,7 @@ if [ $bad != 0 ]; then
 	exit 1
 fi
 if [ ${#skipped[@]} = 0 ]; then
-	echo "$what; the unit passes systemd-analyze verify, the man page renders cleanly and names every option"
+	echo "$what; the unit passes systemd-analyze verify, the man page renders cleanly and names every option, as README's table does"
 else
 	echo "$what; skipped: $(IFS=';'; echo "${skipped[*]}")"
 fi
