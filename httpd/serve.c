@@ -894,8 +894,8 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 
 static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 {
-	enum op op = cqe->user_data >> 32;
-	unsigned int idx = (uint32_t)cqe->user_data;
+	enum op op = ud_op(cqe->user_data);
+	unsigned int idx = ud_idx(cqe->user_data);
 	struct conn *c;
 
 	if (op == OP_ACCEPT) {

@@ -419,9 +419,24 @@ struct worker {
 extern struct worker *workers;
 extern volatile sig_atomic_t stop_signal, reopen_signal;
 
+/*
+ * An SQE's user_data: its op and an index (a connection's, an ACCEPT's
+ * address buffer's for OP_ACCEPT, or NO_CONN); ud_op() and ud_idx() read
+ * them back from a CQE's
+ */
 static inline uint64_t ud(enum op op, unsigned int idx)
 {
 	return (uint64_t)op << 32 | idx;
+}
+
+static inline enum op ud_op(uint64_t data)
+{
+	return data >> 32;
+}
+
+static inline unsigned int ud_idx(uint64_t data)
+{
+	return (uint32_t)data;
 }
 
 /* options.c */
