@@ -246,13 +246,14 @@ void pools_trim(struct worker *w)
 void conn_slots(struct worker *w, struct conn *c)
 {
 	unsigned int i = conn_index(w, c);
+	int first = conn_slots_first(w->nconn) + CONN_SLOTS * i;
 
 	if (c->slot_a)
 		return;		/* a slot past SLOT_CONN: set before */
-	c->slot_a = SLOT_CONN + w->nconn + 4 * i;
-	c->slot_b = c->slot_a + 1;
-	c->pipe_rd = c->slot_a + 2;	/* PIPE fills two in a row */
-	c->pipe_wr = c->slot_a + 3;
+	c->slot_a = first + CONN_SLOT_A;
+	c->slot_b = first + CONN_SLOT_B;
+	c->pipe_rd = first + CONN_PIPE_RD;
+	c->pipe_wr = first + CONN_PIPE_WR;
 }
 
 /* @c's head buffers, from its ACCEPT: false when there is no memory */

@@ -777,7 +777,7 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
 		return;
 	}
 	if (cqe->res < 0 || cqe->res < SLOT_CONN ||
-	    cqe->res >= SLOT_CONN + (int)w->nconn) {
+	    cqe->res >= conn_slots_first(w->nconn)) {
 		if (cqe->res >= 0)
 			error_log(w, "ACCEPT gave slot %d", cqe->res);
 		else if (cqe->res == -ENFILE)

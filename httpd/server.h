@@ -67,6 +67,12 @@
 #define SLOT_ROOT	1
 #define SLOT_LOG	2
 #define SLOT_CONN	3
+/* after the connections' slots, CONN_SLOTS per connection, in this order */
+#define CONN_SLOT_A	0	/* its file slots */
+#define CONN_SLOT_B	1
+#define CONN_PIPE_RD	2	/* its pipe's ends: PIPE fills two in a row */
+#define CONN_PIPE_WR	3
+#define CONN_SLOTS	4
 
 #define CHUNK		65536	/* body bytes per READ+SEND */
 #define PIPE_MAX	(1 << 20)	/* largest pipe asked for, per SPLICE pair */
@@ -456,6 +462,18 @@ static inline unsigned int conn_index(struct worker *w, struct conn *c)
 static inline int conn_slot(struct worker *w, struct conn *c)
 {
 	return SLOT_CONN + conn_index(w, c);
+}
+
+/* The first of the connections' own slots, CONN_SLOTS each (pool.c) */
+static inline int conn_slots_first(unsigned int nconn)
+{
+	return SLOT_CONN + nconn;
+}
+
+/* The first slot of the open-file cache (cache.c), after those */
+static inline int cache_slots_first(unsigned int nconn)
+{
+	return conn_slots_first(nconn) + nconn * CONN_SLOTS;
 }
 
 /* The connection's file slot that is not c->fslot */

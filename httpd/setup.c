@@ -297,7 +297,7 @@ void worker_init(struct worker *w)
 	w->tick.tv_nsec = w->tick_ms % 1000 * 1000000L;
 	/* any thread may hold all of --max-conns (pool.c) */
 	w->nconn = opt.max_conns + SPARE_CONNS;
-	slots = SLOT_CONN + w->nconn * 5 + opt.cache_files;
+	slots = cache_slots_first(w->nconn) + opt.cache_files;
 	raise_nofile(slots);
 	/* past the kernel's most (65536: --max-conns over 8,000) CLAMP
 	 * takes that, and completions beyond it wait in its overflow list */
@@ -334,7 +334,7 @@ void worker_init(struct worker *w)
 	madvise(w->conns, (size_t)w->nconn * sizeof(*w->conns),
 		MADV_NOHUGEPAGE);
 	pools_init(w);
-	cache_init(w, SLOT_CONN + w->nconn * 5);
+	cache_init(w, cache_slots_first(w->nconn));
 	recv_buffers_init(w);
 
 	if (!w->id) {
