@@ -54,8 +54,7 @@ static void announce(struct worker *w)
 	fprintf(stderr, "nofd-httpd: serving %s on %s port %d, %d thread%s, "
 		"send %s%s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
-		opt.send == SEND_READ ? "read" : opt.send == SEND_SENDFILE ?
-		"sendfile" : opt.send == SEND_SPLICE ? "splice" : "auto",
+		send_mode_names[opt.send],
 		stock ? ", stock mode" : "");
 	fprintf(stderr, "nofd-httpd: serving as %s\n", user_served_as());
 	if (stock) {

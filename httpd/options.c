@@ -21,6 +21,11 @@ struct options opt = {
 	.cache_files = 256, .cache_valid_ms = 60000,
 };
 
+const char *const send_mode_names[NR_SEND_MODES] = {
+	[SEND_AUTO] = "auto", [SEND_SENDFILE] = "sendfile",
+	[SEND_SPLICE] = "splice", [SEND_READ] = "read",
+};
+
 static void usage(FILE *f, int status)
 {
 	fprintf(f,
@@ -152,6 +157,22 @@ static unsigned long number(const char *s, const char *what, unsigned long max)
 	return v;
 }
 
+/* --send's @name; an unknown one is a usage error that lists them */
+static enum send_mode send_mode(const char *name)
+{
+	char names[64];
+	size_t len = 0;
+
+	for (int m = 0; m < NR_SEND_MODES; m++)
+		if (!strcmp(name, send_mode_names[m]))
+			return m;
+	for (int m = 0; m < NR_SEND_MODES; m++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s",
+				!m ? "" : m < NR_SEND_MODES - 1 ? ", " : " or ",
+				send_mode_names[m]);
+	bad_option("--send: '%s' is not %s", name, names);
+}
+
 void parse_options(int argc, char **argv)
 {
 	enum {
@@ -202,19 +223,7 @@ void parse_options(int argc, char **argv)
 		case 'e': opt.entries = number(optarg, "--entries", 32768); break;
 		case 'c': opt.max_conns = number(optarg, "--max-conns", 65536);
 			  break;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				opt.send = SEND_AUTO;
-			else if (!strcmp(optarg, "sendfile"))
-				opt.send = SEND_SENDFILE;
-			else if (!strcmp(optarg, "splice"))
-				opt.send = SEND_SPLICE;
-			else if (!strcmp(optarg, "read"))
-				opt.send = SEND_READ;
-			else
-				bad_option("--send: '%s' is not auto, sendfile, splice "
-				    "or read", optarg);
-			break;
+		case 's': opt.send = send_mode(optarg); break;
 		case O_RECV:
 			if (!strcmp(optarg, "multishot"))
 				opt.recv = RECV_MULTISHOT;

@@ -102,6 +102,9 @@
 			 INDEX_PATH_LEN)
 
 enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_SPLICE, SEND_READ };
+/* --send's names, by enum send_mode (options.c) */
+extern const char *const send_mode_names[];
+#define NR_SEND_MODES	(SEND_READ + 1)
 enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
 
 struct options {
