@@ -46,15 +46,15 @@ static void usage(FILE *f, int status)
 "  -c, --max-conns N      connections served at once, all threads together\n"
 "                         (default 512; one count: any thread may hold all\n"
 "                         N); one more gets 503 and is closed. Memory\n"
-"                         follows use: about 15 KiB per open connection,\n"
-"                         64 KiB more while a body is READ, mapped as used\n"
+"                         follows use: about %zu KiB per open connection,\n"
+"                         %u KiB more while a body is READ, mapped as used\n"
 "  -s, --send MODE        how file bodies are sent: sendfile (SENDFILE file\n"
 "                         -> socket; without the nofd series as splice),\n"
 "                         splice (SPLICE file -> direct pipe -> socket, to\n"
 "                         compare), read (READ into registered\n"
 "                         buffers, then SEND) or auto (the default:\n"
 "                         sendfile where the kernel has SENDFILE; without\n"
-"                         it read for a body that fits one 64 KiB buffer\n"
+"                         it read for a body that fits one %u KiB buffer\n"
 "                         with its head, splice for larger ones)\n"
 "      --recv MODE        how requests are read: single (a RECV per request,\n"
 "                         the default) or multishot (a kept-alive\n"
@@ -97,7 +97,7 @@ static void usage(FILE *f, int status)
 "                         opens other than 404, limits reached, drains cut)\n"
 "                         to FILE, reopened with the access log; default\n"
 "                         stderr\n"
-"      --log-flush MS     write the log's lines when 32 KiB have gathered\n"
+"      --log-flush MS     write the log's lines when %u KiB have gathered\n"
 "                         or MS after the first (default 1000, as nginx's\n"
 "                         access_log flush=1s; 0: after each batch of\n"
 "                         completions); they wait at most MS plus a tick\n"
@@ -121,7 +121,8 @@ static void usage(FILE *f, int status)
 "\n"
 "Signals: SIGTERM or SIGINT: stop (--drain-timeout); SIGQUIT: stop, no limit;\n"
 "SIGUSR1 or SIGHUP: reopen the logs; SIGUSR2: ignored.\n"
-"See httpd/README.md.\n");
+"See httpd/README.md.\n", CONN_KIB, CHUNK / 1024, CHUNK / 1024,
+		LOG_MAX / 2 / 1024);
 	exit(status);
 }
 

@@ -100,6 +100,11 @@
 /* a connection's own buffers, ACCEPT to close: out, path, req, index_path */
 #define HEADS_SIZE	(OUT_MAX + PATH_MAX_LEN + HTTP_HEAD_MAX + \
 			 INDEX_PATH_LEN)
+/*
+ * What an open connection holds, in KiB (--help): its struct and its
+ * head buffers; a body buffer (CHUNK) more while it has one
+ */
+#define CONN_KIB	((HEADS_SIZE + sizeof(struct conn) + 512) / 1024)
 
 enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_SPLICE, SEND_READ };
 /* --send's names, by enum send_mode (options.c) */
