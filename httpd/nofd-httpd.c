@@ -87,7 +87,7 @@ static void announce(struct worker *w)
 			"a buffer with the head, larger ones" : "",
 			kc.pipe_size ? "" : ", sized through a descriptor "
 			"installed for it");
-	if (opt.recv == RECV_MULTISHOT && !w->rbr)
+	if (opt.recv == RECV_MULTISHOT && !w->rbufs.ring)
 		fprintf(stderr, "nofd-httpd: no buffer rings: a RECV per "
 			"request, not one multishot RECV per connection\n");
 	fflush(stderr);
@@ -107,7 +107,7 @@ static void print_stats(void)
 		unsigned long sum = 0;					\
 									\
 		for (int i = 0; i < opt.threads; i++)			\
-			sum += workers[i].field;			\
+			sum += workers[i].stats.field;		\
 		len += snprintf(line + len, sizeof(line) - len,		\
 				" " name "=%lu", sum);			\
 	} while (0);

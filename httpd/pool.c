@@ -145,7 +145,7 @@ static bool chunk_map(struct worker *w, struct pool *p, unsigned int i)
 	k->nfree = POOL_CHUNK;
 	k->fixed = false;
 	p->empty++;
-	w->mem_chunks_mapped++;
+	w->stats.mem_chunks_mapped++;
 	if (!p->fixed)
 		return true;
 	iov = (struct iovec){ .iov_base = k->mem, .iov_len = len };
@@ -172,7 +172,7 @@ static void chunk_unmap(struct worker *w, struct pool *p, unsigned int i)
 	k->mem = NULL;
 	k->fixed = false;
 	p->empty--;
-	w->mem_chunks_unmapped++;
+	w->stats.mem_chunks_unmapped++;
 }
 
 /*
@@ -252,8 +252,8 @@ void conn_slots(struct worker *w, struct conn *c)
 		return;		/* a slot past SLOT_CONN: set before */
 	c->slot_a = first + CONN_SLOT_A;
 	c->slot_b = first + CONN_SLOT_B;
-	c->pipe_rd = first + CONN_PIPE_RD;
-	c->pipe_wr = first + CONN_PIPE_WR;
+	c->pipe.rd = first + CONN_PIPE_RD;
+	c->pipe.wr = first + CONN_PIPE_WR;
 }
 
 /* @c's head buffers, from its ACCEPT: false when there is no memory */
@@ -272,9 +272,9 @@ bool conn_heads(struct worker *w, struct conn *c)
 			return false;
 		}
 		c->path = c->out + OUT_MAX;
-		c->req = c->path + PATH_MAX_LEN;
-		c->index_path = c->req + HTTP_HEAD_MAX;
+		c->index_path = c->path + PATH_MAX_LEN + HTTP_HEAD_MAX;
 	}
+	c->in.buf = c->path + PATH_MAX_LEN;	/* conn_start() reset in */
 	return true;
 }
 
@@ -313,7 +313,7 @@ void conn_put(struct worker *w, struct conn *c)
 	conn_body_put(w, c);
 	if (c->out) {
 		pool_give(&w->heads, &c->heads_ref);
-		c->req = c->out = c->path = c->index_path = NULL;
+		c->in.buf = c->out = c->path = c->index_path = NULL;
 	}
 	if (c->admitted) {
 		c->admitted = false;

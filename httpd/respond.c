@@ -49,7 +49,7 @@ void write_head(struct worker *w, struct conn *c, int status,
 	http_put(&o, " ", 1);
 	http_put_str(&o, http_reason(status));
 	http_put_str(&o, "\r\nServer: nofd-httpd\r\nDate: ");
-	http_put(&o, w->date, HTTP_DATE_LEN - 1);
+	http_put(&o, w->clock.date, HTTP_DATE_LEN - 1);
 	if (type) {
 		http_put_str(&o, "\r\nContent-Type: ");
 		http_put_str(&o, type);
@@ -179,21 +179,21 @@ static void make_pipe(struct worker *w, struct conn *c, bool sized)
 	struct io_uring_sqe *sqe;
 
 	c->phase = PH_PIPE;
-	c->pipe_open = true;
-	c->pipe_sized = sized;
-	c->pipe_size = 0;
-	c->pipe_fd = -ECANCELED;
-	c->pipe_want = pipe_want(c->rq.file_left);
+	c->pipe.open = true;
+	c->pipe.sized = sized;
+	c->pipe.size = 0;
+	c->pipe.fd = -ECANCELED;
+	c->pipe.want = pipe_want(c->rq.file_left);
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_PIPE);
-	io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0, c->pipe_rd);
+	io_uring_prep_pipe_direct(sqe, c->pipe.fds, 0, c->pipe.rd);
 	if (sized) {
-		io_uring_sqe_set_pipe_size(sqe, c->pipe_want);
+		io_uring_sqe_set_pipe_size(sqe, c->pipe.want);
 		return;
 	}
 	sqe->flags |= IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_PIPE_FD);
-	io_uring_prep_fixed_fd_install(sqe, c->pipe_wr, 0);
+	io_uring_prep_fixed_fd_install(sqe, c->pipe.wr, 0);
 }
 
 /*
@@ -207,24 +207,24 @@ static void make_pipe(struct worker *w, struct conn *c, bool sized)
  */
 void on_pipe(struct worker *w, struct conn *c)
 {
-	if (!c->pipe_open && c->pipe_sized) {
+	if (!c->pipe.open && c->pipe.sized) {
 		make_pipe(w, c, false);
 		return;
 	}
-	if (c->pipe_open && c->pipe_fd >= 0) {
-		c->pipe_size = fcntl(c->pipe_fd, F_SETPIPE_SZ, c->pipe_want);
-		if (c->pipe_size <= 0)
-			c->pipe_size = fcntl(c->pipe_fd, F_GETPIPE_SZ);
-		close(c->pipe_fd);
+	if (c->pipe.open && c->pipe.fd >= 0) {
+		c->pipe.size = fcntl(c->pipe.fd, F_SETPIPE_SZ, c->pipe.want);
+		if (c->pipe.size <= 0)
+			c->pipe.size = fcntl(c->pipe.fd, F_GETPIPE_SZ);
+		close(c->pipe.fd);
 	}
-	if (c->pipe_open && c->pipe_size <= 0)
+	if (c->pipe.open && c->pipe.size <= 0)
 		close_pipe(w, c);
-	if (c->pipe_open)
-		w->pipes++;
-	if (c->pipe_open && (unsigned int)c->pipe_size < c->pipe_want)
-		w->pipes_small++;
-	if (!c->pipe_open) {
-		w->no_pipe++;
+	if (c->pipe.open)
+		w->stats.pipes++;
+	if (c->pipe.open && (unsigned int)c->pipe.size < c->pipe.want)
+		w->stats.pipes_small++;
+	if (!c->pipe.open) {
+		w->stats.no_pipe++;
 		c->rq.use_read = true;
 	}
 	send_chunk(w, c, true);
@@ -291,15 +291,15 @@ static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 	size_t n = c->rq.file_left;
 	struct io_uring_sqe *sqe;
 
-	if (n > (uint64_t)c->pipe_size)
-		n = c->pipe_size;
+	if (n > (uint64_t)c->pipe.size)
+		n = c->pipe.size;
 	queue_head(w, c, hl, sock);
 	sqe = sqe_for(w, c, OP_SPLICE_IN);
-	io_uring_prep_splice(sqe, c->fslot, c->rq.file_off, c->pipe_wr, -1, n,
+	io_uring_prep_splice(sqe, c->fslot, c->rq.file_off, c->pipe.wr, -1, n,
 			     SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_SPLICE_OUT);
-	io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
+	io_uring_prep_splice(sqe, c->pipe.rd, -1, sock, -1, n,
 			     SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	return n;
@@ -318,11 +318,11 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	 * that got the size it asked for and is smaller than this file
 	 * wants is made again; one the kernel kept smaller is used as it is.
 	 */
-	if (by_pipe && c->pipe_open && first &&
-	    (unsigned int)c->pipe_size >= c->pipe_want &&
-	    (unsigned int)c->pipe_size < pipe_want(c->rq.file_left))
+	if (by_pipe && c->pipe.open && first &&
+	    (unsigned int)c->pipe.size >= c->pipe.want &&
+	    (unsigned int)c->pipe.size < pipe_want(c->rq.file_left))
 		close_pipe(w, c);
-	if (by_pipe && !c->pipe_open) {
+	if (by_pipe && !c->pipe.open) {
 		make_pipe(w, c, kc.pipe_size);
 		return;
 	}
@@ -338,16 +338,16 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	}
 	if (c->rq.use_read) {
 		n = queue_read(w, c, hl, sock);
-		w->read_parts++;
-		w->read_bodies += first;
+		w->stats.read_parts++;
+		w->stats.read_bodies += first;
 	} else if (kc.sendfile) {
 		n = queue_sendfile(w, c, hl, sock);
-		w->sendfile_parts++;
-		w->sendfile_bodies += first;
+		w->stats.sendfile_parts++;
+		w->stats.sendfile_bodies += first;
 	} else {
 		n = queue_splice(w, c, hl, sock);
-		w->splice_parts++;
-		w->splice_bodies += first;
+		w->stats.splice_parts++;
+		w->stats.splice_bodies += first;
 	}
 	set_deadline(w, c, opt.send_ms);
 	c->rq.file_off += n;

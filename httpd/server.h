@@ -97,7 +97,7 @@
 #define POOL_CHUNK	16	/* buffers mapped at once (pool.c) */
 #define PATH_MAX_LEN	(HTTP_TARGET_MAX + 16)	/* c->path */
 #define INDEX_PATH_LEN	(HTTP_TARGET_MAX + 32)	/* c->index_path */
-/* a connection's own buffers, ACCEPT to close: out, path, req, index_path */
+/* a connection's own buffers, ACCEPT to close: out, path, in.buf, index_path */
 #define HEADS_SIZE	(OUT_MAX + PATH_MAX_LEN + HTTP_HEAD_MAX + \
 			 INDEX_PATH_LEN)
 /*
@@ -255,29 +255,16 @@ struct cached_file {
  */
 struct request {
 	struct http_request hr;
-	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
-	/* results of the phase's requests */
-	int open_res, statx_res, dents_res;
-	int install_res;		/* FIXED_FD_INSTALL: the descriptor */
-	unsigned int dents_flags;
-	struct statx stx;
 	/*
-	 * stock mode: the result of the path's STATX before its open
-	 * (conn's stx_pre; stx is the one after), and the open, to be done
-	 * again if they differ
+	 * its file (open.c): the STATX of the file opened, or what the
+	 * cache's entry knows of it (cached: the file is that entry's
+	 * slot), and whether the connection's file slots hold a file
 	 */
-	int pre_res;
-	int open_dir, open_slot;
-	const char *open_path;
-	unsigned int open_tries;
-	struct open_how how;
-	struct cached_file *cached;	/* the file is this entry's slot */
-	bool file_open, other_open;	/* its file slots hold a file */
-	bool failed;			/* answered in part: close after */
-	bool file_changed;		/* short READ, SENDFILE or SPLICE */
-	bool no_body;			/* HEAD, or an error's answer to one */
-	bool use_read;			/* this body: READ+SEND */
-	bool dir_slash;
+	struct statx stx;
+	struct cached_file *cached;
+	bool file_open, other_open;
+	unsigned int open_tries;	/* stock: opens done again */
+	bool dir_slash;			/* the target ended with '/' */
 	/*
 	 * --precompressed: the variant c->path names now (c->path is the
 	 * request's path, path_len bytes, and the variant's suffix), NULL
@@ -285,8 +272,12 @@ struct request {
 	 */
 	const struct variant *variant;
 	size_t path_len;
-	/* the response */
+	/* the response (respond.c) */
 	int status;
+	bool failed;			/* answered in part: close after */
+	bool file_changed;		/* short READ, SENDFILE or SPLICE */
+	bool no_body;			/* HEAD, or an error's answer to one */
+	bool use_read;			/* this body: READ+SEND */
 	uint64_t file_off, file_left;
 	uint64_t chain_body;		/* body bytes the chain in flight moves */
 	uint64_t sent;			/* body bytes sent, for the log */
@@ -299,73 +290,113 @@ struct variant {
 };
 
 /*
+ * A connection's receive side (serve.c), started afresh at its ACCEPT:
+ * the request being read, in buf (HTTP_HEAD_MAX bytes, from the heads
+ * pool: pool.c), len bytes of it, its head head_len of them once parsed
+ * (0 before), seen of them parsed the last time.
+ *
+ * The multishot RECV (--recv multishot), armed once the connection is
+ * kept alive after its first request (that one comes by a RECV of its
+ * own, so that a connection per request cancels nothing), until its last
+ * CQE; not counted in inflight. What it brings waits in its provided
+ * buffers, oldest first (held_first, linked by the worker's
+ * rbufs.held_next), until buf has room; held_off bytes of the first are
+ * taken. Paused (cancelled) while HELD_MAX buffers wait, starved when the
+ * ring had none (and then on the worker's rbufs.starved until buffers
+ * come back), ended by EOF, an error or a cancel that was not a pause.
+ */
+struct conn_in {
+	char *buf;
+	size_t len, head_len, seen;
+	uint64_t head_start;		/* ms, first byte of this request */
+	int res;			/* the RECV's */
+	bool multishot;			/* its RECV is the multishot one */
+	bool armed, paused, starved, ended;
+	int held_first, held_last;
+	unsigned int held_n, held_off;
+};
+
+/*
+ * The open in flight (serve.c's open_stat()), each field set when it is
+ * sent: where and how, when, and what its OPENAT2 and STATXs gave. In
+ * stock mode the path's STATX before the open too (stx_pre; the
+ * request's stx is the one after), and dir, name and slot to open it
+ * again if they differ.
+ */
+struct conn_open {
+	struct open_how how;
+	int dir, slot;
+	const char *name;
+	uint64_t sent_ms;		/* ms, its OPENAT2 and STATX sent */
+	int res, statx_res, pre_res;
+	struct statx stx_pre;
+};
+
+/*
+ * The connection's pipe (respond.c): its slots (after the file slots),
+ * made when it first sends a file by SPLICE and kept for the next
+ * connection this struct serves (conn_close())
+ */
+struct conn_pipe {
+	int rd, wr;			/* its slots */
+	bool open;
+	int fds[2];			/* PIPE's answer: rd, wr */
+	bool sized;			/* PIPE was asked for a size */
+	int fd;				/* wr installed, for its size */
+	int size;			/* what one SPLICE pair moves */
+	unsigned int want;		/* the size asked for */
+};
+
+/*
  * A directory listing being gathered in the body buffer (listing.c): @n
  * names in @used bytes of records, making @html bytes of entries, of
- * @total seen; once @cut, only names up to @last are taken
+ * @total seen; once @cut, only names up to @last are taken. The results
+ * of its GETDENTS (or stock mode's FIXED_FD_INSTALL) with them.
  */
 struct listing {
 	unsigned int n, total;
 	size_t used, html, head;
 	bool cut;
+	int dents_res, install_res;	/* install_res: the descriptor */
+	unsigned int dents_flags;
 	char last[256];
 };
 
-/* A connection: its socket's slot, its buffers, and the request in hand. */
+/*
+ * A connection: its socket's slot, its buffers, and the request in hand;
+ * each part in the room of the file that owns it.
+ */
 struct conn {
+	/* the state machine (serve.c) */
 	enum phase phase;
 	unsigned int inflight;		/* SQEs whose CQE has not come */
-	int slot_a, slot_b;		/* file slots; fslot is the open one */
-	int pipe_rd, pipe_wr;		/* the pipe's slots, after slot_b */
-	int fslot;
-	bool pipe_open;
+	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
 	bool keepalive, timed_out;
 	bool accept_pending;		/* accepted before the last one freed */
 	bool admitted;			/* holds one of --max-conns' places */
-	/* stock mode: the path's STATX before its open (struct request) */
-	struct statx stx_pre;
+	/* its index is on the worker's rbufs.starved: outlives a close */
+	bool on_starved;
+	int slot_a, slot_b;		/* file slots; fslot is the open one */
+	int fslot;
 	/*
-	 * the request being read: buffer, bytes in it, its head's length;
-	 * out, path, req and index_path are taken from the worker's heads
-	 * at the ACCEPT and given back at the close, body from its bodies
-	 * when a response or a linger needs it (pool.c); NULL when not held
+	 * its buffers: out, path and index_path (and in.buf) are taken
+	 * from the worker's heads at the ACCEPT and given back at the
+	 * close, body from its bodies when a response or a linger needs it
+	 * (pool.c); NULL when not held
 	 */
 	struct pool_ref heads_ref, body_ref;
-	char *req;
-	size_t req_len, head_len;
-	/*
-	 * The multishot RECV (--recv multishot), armed once the connection
-	 * is kept alive after its first request (that one comes by a RECV
-	 * of its own, so that a connection per request cancels nothing),
-	 * until its last CQE; not counted in inflight. What it brings
-	 * waits in its provided buffers, oldest first (held_first, linked by
-	 * worker.held_next), until req has room; held_off bytes of the first
-	 * are taken. Paused (cancelled) while HELD_MAX buffers wait, starved
-	 * when the ring had none (and then on worker.starved until buffers
-	 * come back), ended by EOF, an error or a cancel that was not a pause.
-	 */
-	bool recv_armed, recv_paused, recv_starved, recv_ended;
-	bool on_starved;		/* its index is on worker.starved */
-	bool multishot;			/* its RECV is the multishot one */
-	int held_first, held_last;
-	unsigned int held_n, held_off;
-	size_t req_seen;		/* req_len when last parsed */
-	uint64_t head_start;		/* ms, first byte of this request */
-	int recv_res;
-	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
-	size_t drained;			/* linger.c: bytes read and dropped */
-	struct request rq;
-	/* the request's target, decoded, and (stock) its path/index.html */
-	char *path;			/* PATH_MAX_LEN bytes, after out */
-	char *index_path;		/* INDEX_PATH_LEN bytes, after req */
 	char *out;			/* head (and small bodies): first */
 	size_t out_len;
+	/* the request's target, decoded, and (stock) its path/index.html */
+	char *path;			/* PATH_MAX_LEN bytes, after out */
+	char *index_path;		/* INDEX_PATH_LEN bytes, after in.buf */
 	char *body;			/* CHUNK bytes, registered for READ */
+	struct conn_in in;
+	struct request rq;
+	struct conn_open open;
+	struct conn_pipe pipe;
 	struct listing list;		/* a listing being made (listing.c) */
-	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
-	bool pipe_sized;		/* PIPE was asked for a size */
-	int pipe_fd;			/* pipe_wr installed, for its size */
-	int pipe_size;			/* what one SPLICE pair moves */
-	unsigned int pipe_want;		/* the size asked for */
+	size_t drained;			/* linger.c: bytes read and dropped */
 	/* for the access log: the address its ACCEPT gave (0: none) */
 	struct sockaddr_in6 peer;
 	socklen_t peer_len;
@@ -376,6 +407,58 @@ struct accept_addr {
 	struct sockaddr_in6 sa;
 	socklen_t len;
 	bool busy;
+};
+
+/* A worker's clock (serve.c's clock_tick()), and its tick */
+struct worker_clock {
+	uint64_t now_ms;
+	time_t now;
+	char date[HTTP_DATE_LEN];		/* now, for the Date header */
+	char log_date[HTTP_LOG_DATE_LEN];	/* and for the log */
+	unsigned int tick_ms;		/* between sweeps of the deadlines */
+	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
+	uint64_t next_sweep_ms;
+};
+
+/*
+ * The access log (log.c): lines gather in buf[fill]; the other is being
+ * written
+ */
+struct worker_log {
+	char buf[2][LOG_MAX];
+	size_t len;
+	uint64_t since_ms;	/* when the first of len came */
+	int fill;
+	bool busy;
+	bool reopening;		/* its OPENAT is in flight: no WRITE */
+	uint64_t limit_ms;	/* limit_reached() last said one */
+};
+
+/* The multishot RECVs' provided buffers (ring NULL: a RECV per request) */
+struct worker_rbufs {
+	struct io_uring_buf_ring *ring;
+	char *mem;
+	unsigned int n;
+	int *held_next;			/* per buffer: the next one held */
+	unsigned int *held_len;		/* per buffer: the bytes it holds */
+	unsigned int *starved;		/* connections to re-arm */
+	unsigned int nstarved;
+	unsigned int recycled;		/* buffers back since the last re-arm */
+};
+
+/* The open-file cache (cache.c), most recently used first */
+struct worker_cache {
+	struct cached_file *files;	/* NULL: no cache */
+	int *buckets;
+	unsigned int nbuckets;
+	int lru_first, lru_last;
+};
+
+/* Counters for --stats */
+struct worker_stats {
+#define HTTPD_COUNTER_FIELD(field, name) unsigned long field;
+	HTTPD_COUNTERS(HTTPD_COUNTER_FIELD)
+#undef HTTPD_COUNTER_FIELD
 };
 
 struct worker {
@@ -392,42 +475,15 @@ struct worker {
 	struct accept_addr accept_addr[ACCEPT_DEPTH];
 	bool accept_try_first;		/* the kernel has no ACCEPT_POLL_FIRST */
 	bool listening;			/* SLOT_LISTEN holds the listener */
+	/* signals.c */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	uint64_t drain_deadline_ms;	/* stopping: exit then, at the latest */
 	bool drain_cut;			/* it passed with connections open */
-	uint64_t limit_logged_ms;	/* limit_reached() last said one */
-	uint64_t now_ms;
-	unsigned int tick_ms;		/* between sweeps of the deadlines */
-	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
-	uint64_t next_sweep_ms;
-	time_t now;
-	char date[HTTP_DATE_LEN];		/* now, for the Date header */
-	char log_date[HTTP_LOG_DATE_LEN];	/* and for the log */
-	/* access log: lines gather in log[fill]; the other is being written */
-	char log[2][LOG_MAX];
-	size_t log_len;
-	uint64_t log_since_ms;	/* when the first of log_len came */
-	int log_fill;
-	bool log_busy;
-	bool log_reopening;		/* its OPENAT is in flight: no WRITE */
-	/* the multishot RECVs' provided buffers (NULL: a RECV per request) */
-	struct io_uring_buf_ring *rbr;
-	char *rbufs;
-	unsigned int nrbufs;
-	int *held_next;			/* per buffer: the next one held */
-	unsigned int *held_len;		/* per buffer: the bytes it holds */
-	unsigned int *starved;		/* connections to re-arm */
-	unsigned int nstarved;
-	unsigned int recycled;		/* buffers back since the last re-arm */
-	/* the open-file cache, most recently used first */
-	struct cached_file *cache;
-	int *buckets;
-	unsigned int nbuckets;
-	int lru_first, lru_last;
-	/* counters for --stats */
-#define HTTPD_COUNTER_FIELD(field, name) unsigned long field;
-	HTTPD_COUNTERS(HTTPD_COUNTER_FIELD)
-#undef HTTPD_COUNTER_FIELD
+	struct worker_clock clock;
+	struct worker_log log;
+	struct worker_rbufs rbufs;
+	struct worker_cache cache;
+	struct worker_stats stats;
 };
 
 extern struct worker *workers;
@@ -524,7 +580,7 @@ static inline struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
 static inline void set_deadline(struct worker *w, struct conn *c,
 				unsigned int ms)
 {
-	c->deadline_ms = w->now_ms + ms;
+	c->deadline_ms = w->clock.now_ms + ms;
 }
 
 static inline void close_slot(struct worker *w, struct conn *c, int slot)
@@ -534,9 +590,9 @@ static inline void close_slot(struct worker *w, struct conn *c, int slot)
 
 static inline void close_pipe(struct worker *w, struct conn *c)
 {
-	close_slot(w, c, c->pipe_rd);
-	close_slot(w, c, c->pipe_wr);
-	c->pipe_open = false;
+	close_slot(w, c, c->pipe.rd);
+	close_slot(w, c, c->pipe.wr);
+	c->pipe.open = false;
 }
 
 /* user.c */
