@@ -161,8 +161,9 @@ $(BIN)/%: demo/%.c $(HDRS) | deps
 
 # --wrap: the server counts the heap allocations it makes after start-up
 HTTPD_SRCS := httpd/nofd-httpd.c httpd/options.c httpd/setup.c httpd/serve.c \
-	httpd/respond.c httpd/log.c httpd/listing.c httpd/cache.c httpd/linger.c \
-	httpd/mime.c httpd/http.c httpd/user.c httpd/signals.c httpd/pool.c
+	httpd/open.c httpd/respond.c httpd/log.c httpd/listing.c httpd/cache.c \
+	httpd/linger.c httpd/mime.c httpd/http.c httpd/user.c httpd/signals.c \
+	httpd/pool.c
 $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ihttpd $(LDFLAGS) \

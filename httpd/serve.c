@@ -255,195 +255,6 @@ static void conn_free(struct worker *w, struct conn *c)
 }
 
 
-/*
- * Open @path into @slot, linked to its STATX: relative to the slot @dir,
- * then the STATX of @slot. In stock mode relative to root_fd, between two
- * STATXs of the path: without the STATX of a slot, the file opened is the
- * one described only if the path named the same file before and after
- * the open (stock_open_steady()). Neither STATX is held beneath the root,
- * but a symlink out of it fails the open.
- */
-#define STATX_ID (STATX_INO | STATX_BTIME | STATX_CTIME)	/* same_file() */
-static void open_stat(struct worker *w, struct conn *c, int dir,
-		      const char *path, int slot, enum phase phase)
-{
-	const unsigned int mask = STATX_TYPE | STATX_MODE | STATX_SIZE |
-				  STATX_MTIME;
-	struct io_uring_sqe *sqe;
-
-	c->phase = phase;
-	c->open.how = (struct open_how){
-		.flags = O_RDONLY | O_NONBLOCK,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	c->open.res = c->open.statx_res = c->open.pre_res = -ECANCELED;
-	c->open.sent_ms = w->clock.now_ms;
-	if (stock) {
-		c->open.dir = dir;
-		c->open.name = path;
-		c->open.slot = slot;
-		reserve(w, 3);
-		/* a hard link: the open runs, and fails as it does, whatever
-		 * the STATX before it gave */
-		sqe = sqe_for(w, c, OP_STATX_PRE);
-		io_uring_prep_statx(sqe, root_fd, path, 0, mask | STATX_ID,
-				    &c->open.stx_pre);
-		sqe->flags |= IOSQE_IO_HARDLINK;
-		sqe = sqe_for(w, c, OP_OPEN);
-		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->open.how,
-					     slot);
-		sqe->flags |= IOSQE_IO_LINK;
-		sqe = sqe_for(w, c, OP_STATX);
-		io_uring_prep_statx(sqe, root_fd, path, 0, mask | STATX_ID,
-				    &c->rq.stx);
-		return;
-	}
-	reserve(w, 2);
-	sqe = sqe_for(w, c, OP_OPEN);
-	io_uring_prep_openat2_direct(sqe, dir, path, &c->open.how, slot);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-	sqe = sqe_for(w, c, OP_STATX);
-	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->rq.stx);
-}
-
-/*
- * The same file: the one the STATX after the open describes, as fstat(2)
- * of it would (a file changed in place since is what any server sends).
- * The inode number alone is not enough (ext4 gives a removed file's to
- * the next new one at once): its birth time tells one life of it from
- * the next, or where the filesystem has none, its change time (which a
- * change in place moves too: such a file is opened again). A file that
- * left the path and came back between the two STATXs (renamed away and
- * back) is the one case it cannot see.
- */
-static bool same_file(const struct statx *a, const struct statx *b)
-{
-	bool born = a->stx_mask & b->stx_mask & STATX_BTIME;
-	const struct statx_timestamp *ta = born ? &a->stx_btime : &a->stx_ctime;
-	const struct statx_timestamp *tb = born ? &b->stx_btime : &b->stx_ctime;
-
-	return a->stx_ino == b->stx_ino &&
-	       a->stx_dev_major == b->stx_dev_major &&
-	       a->stx_dev_minor == b->stx_dev_minor &&
-	       (a->stx_mode & S_IFMT) == (b->stx_mode & S_IFMT) &&
-	       ta->tv_sec == tb->tv_sec && ta->tv_nsec == tb->tv_nsec;
-}
-
-/*
- * Stock mode, an open done: true when its result stands (it failed, or
- * the path named the same file before and after it). Otherwise the file
- * was replaced or removed meanwhile and the STATX may describe another
- * file than the one opened (whose bytes would go out under the other's
- * length): the open is done again, or after OPEN_TRIES the request is
- * answered 503.
- */
-#define OPEN_TRIES 8
-static bool stock_open_steady(struct worker *w, struct conn *c)
-{
-	if (c->open.res < 0 ||
-	    (c->open.pre_res >= 0 && c->open.statx_res >= 0 &&
-	     same_file(&c->open.stx_pre, &c->rq.stx)))
-		return true;
-	close_slot(w, c, c->open.slot);
-	if (++c->rq.open_tries >= OPEN_TRIES) {
-		error_log(w, "%s changed under each of %d opens: 503",
-			  c->open.name, OPEN_TRIES);
-		respond_error(w, c, 503);
-		return false;
-	}
-	open_stat(w, c, c->open.dir, c->open.name, c->open.slot,
-		  c->phase);
-	return false;
-}
-
-/* The directory c->path's index.html, into the other file slot */
-static void open_index(struct worker *w, struct conn *c)
-{
-	const char *path = "index.html";
-
-	if (stock) {
-		/* c->path is "." or has no trailing slash */
-		if (strcmp(c->path, "."))
-			snprintf(c->index_path, INDEX_PATH_LEN,
-				 "%s/index.html", c->path);
-		else
-			strcpy(c->index_path, path);
-		path = c->index_path;
-	}
-	open_stat(w, c, c->fslot, path, other_slot(c), PH_INDEX);
-}
-
-static int open_status(int err)
-{
-	switch (err) {
-	case -ENOENT:
-	case -ENOTDIR:
-		return 404;
-	case -EACCES:
-	case -EPERM:
-	case -EXDEV:	/* RESOLVE_BENEATH: out of the root */
-	case -ELOOP:	/* a magic link, or a symlink loop */
-	case -ENXIO:	/* a socket or a FIFO */
-		return 403;
-	case -ENAMETOOLONG:
-		return 414;
-	default:
-		return 500;
-	}
-}
-
-/* What --precompressed looks for beside FILE, in this order */
-static const struct variant variants[] = {
-	{ ".br", "br" },
-	{ ".gz", "gzip" },
-};
-#define NR_VARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
-
-/*
- * The next precompressed variant of c->path that the request accepts,
- * after c->rq.variant: c->path gets its suffix. False, with c->path the
- * request's path again, when there is none left (or none is looked for).
- */
-static bool next_variant(struct conn *c)
-{
-	int i = c->rq.variant ? c->rq.variant - variants + 1 : 0;
-
-	c->path[c->rq.path_len] = '\0';
-	c->rq.variant = NULL;
-	/* not for the root, "." (a directory, whose index is not looked up
-	 * in variants) */
-	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, ".") ||
-	    c->rq.path_len + 4 > PATH_MAX_LEN)
-		return false;
-	for (; i < NR_VARIANTS; i++)
-		if (http_accepts(c->rq.hr.accept_encoding,
-				 c->rq.hr.accept_encoding_len,
-				 variants[i].coding)) {
-			c->rq.variant = &variants[i];
-			strcpy(c->path + c->rq.path_len, variants[i].suffix);
-			return true;
-		}
-	return false;
-}
-
-/*
- * Serve c->path, from the cache or by opening it: first the variants the
- * request accepts, each until one is there, then the file itself.
- */
-static void open_variant_or_file(struct worker *w, struct conn *c)
-{
-	bool variant = next_variant(c);
-
-	if (cache_lookup(w, c)) {
-		c->path[c->rq.path_len] = '\0';
-		serve_file(w, c, c->path);
-		return;
-	}
-	c->fslot = c->slot_a;
-	open_stat(w, c, SLOT_ROOT, c->path, c->fslot,
-		  variant ? PH_VARIANT : PH_OPEN);
-}
-
 static void handle_request(struct worker *w, struct conn *c)
 {
 	int ret;
@@ -466,7 +277,7 @@ static void handle_request(struct worker *w, struct conn *c)
 		return;
 	}
 	c->rq.path_len = strlen(c->path);
-	open_variant_or_file(w, c);
+	open_path(w, c);
 }
 
 /* Parse what the buffer holds: answer a whole request, or read more. */
@@ -627,73 +438,6 @@ static void on_recv(struct worker *w, struct conn *c)
 	next_request(w, c);
 }
 
-static void on_open(struct worker *w, struct conn *c)
-{
-	bool index = c->phase == PH_INDEX;
-	int mode = c->rq.stx.stx_mode & S_IFMT;
-
-	if (stock && !stock_open_steady(w, c))
-		return;
-	/* a variant that is not there, or not a regular file: the next */
-	if (c->phase == PH_VARIANT &&
-	    (c->open.res < 0 || c->open.statx_res < 0 || mode != S_IFREG)) {
-		if (c->open.res >= 0)
-			close_slot(w, c, c->fslot);
-		open_variant_or_file(w, c);
-		return;
-	}
-
-	if (c->open.res < 0) {
-		if (index && c->open.res == -ENOENT) {
-			list_directory(w, c);
-			return;
-		}
-		if (open_status(c->open.res) != 404)
-			error_log(w, "opening %s%s under the root: %s", c->path,
-				  index ? "/index.html" : "",
-				  strerror(-c->open.res));
-		respond_error(w, c, open_status(c->open.res));
-		return;
-	}
-	if (index) {
-		c->rq.other_open = true;
-		/* serve index.html from the other slot, close the directory */
-		c->fslot = other_slot(c);
-	} else {
-		c->rq.file_open = true;
-	}
-	if (c->open.statx_res < 0) {
-		respond_error(w, c, 500);
-		return;
-	}
-	if (mode == S_IFDIR && !index) {
-		if (!c->rq.dir_slash && strcmp(c->path, ".")) {
-			respond_redirect(w, c);
-			return;
-		}
-		open_index(w, c);
-		return;
-	}
-	if (index) {
-		close_slot(w, c, other_slot(c));
-		c->rq.other_open = false;
-	}
-	if (mode != S_IFREG || (c->rq.dir_slash && !index)) {
-		respond_error(w, c, mode != S_IFREG ? 403 : 404);
-		return;
-	}
-	if (!index) {
-		int old = cache_adopt(w, c);
-
-		if (c->rq.cached)
-			c->rq.file_open = false;	/* the entry's now */
-		if (old >= 0)
-			close_slot(w, c, old);
-	}
-	c->path[c->rq.path_len] = '\0';	/* a variant's type is its file's */
-	serve_file(w, c, index ? "index.html" : c->path);
-}
-
 static void request_done(struct worker *w, struct conn *c)
 {
 	log_request(w, c, c->rq.sent);
@@ -737,9 +481,13 @@ static void advance(struct worker *w, struct conn *c)
 		on_recv(w, c);
 		break;
 	case PH_OPEN:
+		on_open_file(w, c);
+		break;
 	case PH_VARIANT:
+		on_open_variant(w, c);
+		break;
 	case PH_INDEX:
-		on_open(w, c);
+		on_open_index(w, c);
 		break;
 	case PH_DENTS:
 		on_dents(w, c);

@@ -42,6 +42,7 @@
  * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
+ * open.c (a request's file: from the cache, or opened and STATXed),
  * pool.c (the one --max-conns of all threads, the buffers that follow use),
  * signals.c (stop, drain, reopen),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
@@ -283,7 +284,7 @@ struct request {
 	uint64_t sent;			/* body bytes sent, for the log */
 };
 
-/* A precompressed variant of a file: FILE.br, FILE.gz (serve.c) */
+/* A precompressed variant of a file: FILE.br, FILE.gz (open.c) */
 struct variant {
 	const char *suffix;
 	const char *coding;		/* its Content-Encoding */
@@ -317,7 +318,7 @@ struct conn_in {
 };
 
 /*
- * The open in flight (serve.c's open_stat()), each field set when it is
+ * The open in flight (open.c's open_stat()), each field set when it is
  * sent: where and how, when, and what its OPENAT2 and STATXs gave. In
  * stock mode the path's STATX before the open too (stx_pre; the
  * request's stx is the one after), and dir, name and slot to open it
@@ -612,6 +613,12 @@ void conn_close(struct worker *w, struct conn *c);
 void recv_drop(struct worker *w, struct conn *c);
 void recv_cancel(struct worker *w, struct conn *c);
 void cancel_accept(struct worker *w);
+
+/* open.c */
+void open_path(struct worker *w, struct conn *c);
+void on_open_file(struct worker *w, struct conn *c);
+void on_open_variant(struct worker *w, struct conn *c);
+void on_open_index(struct worker *w, struct conn *c);
 
 /* linger.c */
 void conn_end(struct worker *w, struct conn *c);
