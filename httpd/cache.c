@@ -102,17 +102,17 @@ static struct cached_file *cache_find(struct worker_cache *k, const char *path,
 }
 
 /*
- * A request for c->path: true when it is answered from the cache (c->fslot
- * is the entry's slot, c->rq.stx has its size, mtime and type), false when
- * the file must be opened.
+ * A request for the file @name (c->path, or a variant's name): true when
+ * it is answered from the cache (c->fslot is the entry's slot, c->rq.stx
+ * has its size, mtime and type), false when the file must be opened.
  */
-bool cache_lookup(struct worker *w, struct conn *c)
+bool cache_lookup(struct worker *w, struct conn *c, const char *name)
 {
 	struct cached_file *e;
 
 	if (!w->cache.files || c->rq.dir_slash)
 		return false;
-	e = cache_find(&w->cache, c->path, path_hash(c->path));
+	e = cache_find(&w->cache, name, path_hash(name));
 	if (!e || e->stale ||
 	    w->clock.now_ms - e->checked_ms >= opt.cache_valid_ms) {
 		w->stats.cache_misses++;
@@ -142,13 +142,15 @@ static struct cached_file *cache_victim(struct worker_cache *k)
 }
 
 /*
- * c->fslot (c->slot_a) holds the regular file just opened for c->path and
+ * c->fslot (c->slot_a) holds the regular file just opened for @name and
  * c->rq.stx its STATX, taken no earlier than c->open.sent_ms: make it the
- * entry for the path, unless the entry for the path or every entry is
- * being sent from. Returns the slot of the file the entry held before,
- * now c->slot_a, for the caller to close; -1 when there was none.
+ * entry for the name, unless the entry for the name or every entry is
+ * being sent from. The whole swap: the file's slot becomes the entry's
+ * and the response is sent from it (c->rq.cached; the connection's file
+ * slot no longer holds it), the entry's slot becomes the connection's
+ * slot_a, and the file the entry held before, if any, is closed there.
  */
-int cache_adopt(struct worker *w, struct conn *c)
+void cache_adopt(struct worker *w, struct conn *c, const char *name)
 {
 	uint32_t hash;
 	struct cached_file *e;
@@ -156,19 +158,19 @@ int cache_adopt(struct worker *w, struct conn *c)
 	int old, *bucket;
 
 	if (!w->cache.files || c->rq.dir_slash ||
-	    strlen(c->path) >= CACHE_PATH_MAX)
-		return -1;
-	hash = path_hash(c->path);
-	e = cache_find(&w->cache, c->path, hash);
+	    strlen(name) >= CACHE_PATH_MAX)
+		return;
+	hash = path_hash(name);
+	e = cache_find(&w->cache, name, hash);
 	if (e && e->users)
-		return -1;	/* sent from: stays as it is */
+		return;		/* sent from: stays as it is */
 	if (!e) {
 		e = cache_victim(&w->cache);
 		if (!e)
-			return -1;
+			return;
 		if (e->used)
 			hash_unlink(&w->cache, e);
-		strcpy(e->path, c->path);
+		strcpy(e->path, name);
 		e->hash = hash;
 		bucket = &w->cache.buckets[hash & (w->cache.nbuckets - 1)];
 		e->next = *bucket;
@@ -187,10 +189,12 @@ int cache_adopt(struct worker *w, struct conn *c)
 	http_date(e->mtime, e->last_modified);
 	e->checked_ms = c->open.sent_ms;
 	c->rq.cached = e;
+	c->rq.file_open = false;	/* the entry's now */
 	c->fslot = e->slot;
 	lru_unlink(&w->cache, e);
 	lru_push(&w->cache, e);
-	return close_old ? old : -1;
+	if (close_old)
+		close_slot(w, c, c->slot_a);
 }
 
 /* A response from the cache is done; @failed: the file did not give what

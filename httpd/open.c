@@ -7,12 +7,21 @@
  * (PH_VARIANT), then the file itself (PH_OPEN), and a directory's
  * index.html after it (PH_INDEX). Each phase has its handler, which
  * advance() (serve.c) calls when the phase's requests are done.
+ *
+ * c->path stays the request's path throughout: a name that is not it (a
+ * variant, c->path and its suffix; in stock mode a directory's
+ * index.html, c->path/index.html) is made in c->name, and c->open.name
+ * is the name the open in flight opens.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "server.h"
+
+/* c->name holds c->path and the longest suffix made for it */
+_Static_assert(OPEN_NAME_LEN >= PATH_MAX_LEN + sizeof("/index.html") - 1,
+	       "c->name: room for a path and its index.html");
 
 /*
  * Open @name into @slot, linked to its STATX: relative to the slot @dir,
@@ -153,26 +162,25 @@ static const struct variant variants[] = {
 
 /*
  * The next precompressed variant of c->path that the request accepts,
- * after c->rq.variant: c->path gets its suffix. False, with c->path the
- * request's path again, when there is none left (or none is looked for).
+ * after c->rq.variant: its name into c->name. False when there is none
+ * left (or none is looked for).
  */
 static bool next_variant(struct conn *c)
 {
 	int i = c->rq.variant ? c->rq.variant - variants + 1 : 0;
 
-	c->path[c->rq.path_len] = '\0';
 	c->rq.variant = NULL;
 	/* not for the root, "." (a directory, whose index is not looked up
 	 * in variants) */
-	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, ".") ||
-	    c->rq.path_len + 4 > PATH_MAX_LEN)
+	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, "."))
 		return false;
 	for (; i < NR_VARIANTS; i++)
 		if (http_accepts(c->rq.hr.accept_encoding,
 				 c->rq.hr.accept_encoding_len,
 				 variants[i].coding)) {
 			c->rq.variant = &variants[i];
-			strcpy(c->path + c->rq.path_len, variants[i].suffix);
+			memcpy(c->name, c->path, c->rq.path_len);
+			strcpy(c->name + c->rq.path_len, variants[i].suffix);
 			return true;
 		}
 	return false;
@@ -185,31 +193,25 @@ static bool next_variant(struct conn *c)
 void open_path(struct worker *w, struct conn *c)
 {
 	bool variant = next_variant(c);
+	const char *name = variant ? c->name : c->path;
 
-	if (cache_lookup(w, c)) {
-		c->path[c->rq.path_len] = '\0';
+	/* a variant's type is its file's */
+	if (cache_lookup(w, c, name)) {
 		serve_file(w, c, c->path);
 		return;
 	}
 	c->fslot = c->slot_a;
-	open_stat(w, c, SLOT_ROOT, c->path, c->fslot,
+	open_stat(w, c, SLOT_ROOT, name, c->fslot,
 		  variant ? PH_VARIANT : PH_OPEN);
 }
 
 /*
- * The regular file c->path, just opened into c->fslot: it becomes the
- * cache's entry for its path, and goes out with its type (a variant's is
- * its file's)
+ * The regular file c->open.name, just opened into c->fslot: it becomes
+ * the cache's entry for its name, and goes out as c->path's type
  */
 static void serve_opened(struct worker *w, struct conn *c)
 {
-	int old = cache_adopt(w, c);
-
-	if (c->rq.cached)
-		c->rq.file_open = false;	/* the entry's now */
-	if (old >= 0)
-		close_slot(w, c, old);
-	c->path[c->rq.path_len] = '\0';
+	cache_adopt(w, c, c->open.name);
 	serve_file(w, c, c->path);
 }
 
@@ -221,11 +223,11 @@ static void open_index(struct worker *w, struct conn *c)
 	if (stock) {
 		/* c->path is "." or has no trailing slash */
 		if (strcmp(c->path, "."))
-			snprintf(c->index_path, INDEX_PATH_LEN,
-				 "%s/index.html", c->path);
+			snprintf(c->name, OPEN_NAME_LEN, "%s/index.html",
+				 c->path);
 		else
-			strcpy(c->index_path, name);
-		name = c->index_path;
+			strcpy(c->name, name);
+		name = c->name;
 	}
 	open_stat(w, c, c->fslot, name, other_slot(c), PH_INDEX);
 }

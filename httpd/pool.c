@@ -272,7 +272,7 @@ bool conn_heads(struct worker *w, struct conn *c)
 			return false;
 		}
 		c->path = c->out + OUT_MAX;
-		c->index_path = c->path + PATH_MAX_LEN + HTTP_HEAD_MAX;
+		c->name = c->path + PATH_MAX_LEN + HTTP_HEAD_MAX;
 	}
 	c->in.buf = c->path + PATH_MAX_LEN;	/* conn_start() reset in */
 	return true;
@@ -313,7 +313,7 @@ void conn_put(struct worker *w, struct conn *c)
 	conn_body_put(w, c);
 	if (c->out) {
 		pool_give(&w->heads, &c->heads_ref);
-		c->in.buf = c->out = c->path = c->index_path = NULL;
+		c->in.buf = c->out = c->path = c->name = NULL;
 	}
 	if (c->admitted) {
 		c->admitted = false;

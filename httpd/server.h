@@ -97,10 +97,10 @@
 #define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
 #define POOL_CHUNK	16	/* buffers mapped at once (pool.c) */
 #define PATH_MAX_LEN	(HTTP_TARGET_MAX + 16)	/* c->path */
-#define INDEX_PATH_LEN	(HTTP_TARGET_MAX + 32)	/* c->index_path */
-/* a connection's own buffers, ACCEPT to close: out, path, in.buf, index_path */
+#define OPEN_NAME_LEN	(HTTP_TARGET_MAX + 32)	/* c->name */
+/* a connection's own buffers, ACCEPT to close: out, path, in.buf, name */
 #define HEADS_SIZE	(OUT_MAX + PATH_MAX_LEN + HTTP_HEAD_MAX + \
-			 INDEX_PATH_LEN)
+			 OPEN_NAME_LEN)
 /*
  * What an open connection holds, in KiB (--help): its struct and its
  * head buffers; a body buffer (CHUNK) more while it has one
@@ -267,9 +267,8 @@ struct request {
 	unsigned int open_tries;	/* stock: opens done again */
 	bool dir_slash;			/* the target ended with '/' */
 	/*
-	 * --precompressed: the variant c->path names now (c->path is the
-	 * request's path, path_len bytes, and the variant's suffix), NULL
-	 * for the file itself
+	 * --precompressed: the variant being opened or served (c->name is
+	 * c->path, path_len bytes, and its suffix), NULL for the file itself
 	 */
 	const struct variant *variant;
 	size_t path_len;
@@ -318,10 +317,10 @@ struct conn_in {
 };
 
 /*
- * The open in flight (open.c's open_stat()), each field set when it is
- * sent: where and how, when, and what its OPENAT2 and STATXs gave. In
- * stock mode the path's STATX before the open too (stx_pre; the
- * request's stx is the one after), and dir, name and slot to open it
+ * The open in flight (open.c), each field set when it is sent: what it
+ * opens (name, relative to the slot dir, into slot) and how, when, and
+ * what its OPENAT2 and STATXs gave. In stock mode the name's STATX before
+ * the open too (stx_pre; the request's stx is the one after), to open it
  * again if they differ.
  */
 struct conn_open {
@@ -380,7 +379,7 @@ struct conn {
 	int slot_a, slot_b;		/* file slots; fslot is the open one */
 	int fslot;
 	/*
-	 * its buffers: out, path and index_path (and in.buf) are taken
+	 * its buffers: out, path and name (and in.buf) are taken
 	 * from the worker's heads at the ACCEPT and given back at the
 	 * close, body from its bodies when a response or a linger needs it
 	 * (pool.c); NULL when not held
@@ -388,9 +387,12 @@ struct conn {
 	struct pool_ref heads_ref, body_ref;
 	char *out;			/* head (and small bodies): first */
 	size_t out_len;
-	/* the request's target, decoded, and (stock) its path/index.html */
+	/*
+	 * the request's target, decoded (the request's path, always), and
+	 * the name being opened when it is not that path (open.c)
+	 */
 	char *path;			/* PATH_MAX_LEN bytes, after out */
-	char *index_path;		/* INDEX_PATH_LEN bytes, after in.buf */
+	char *name;			/* OPEN_NAME_LEN bytes, after in.buf */
 	char *body;			/* CHUNK bytes, registered for READ */
 	struct conn_in in;
 	struct request rq;
@@ -673,8 +675,8 @@ void conn_put(struct worker *w, struct conn *c);
 
 /* cache.c */
 void cache_init(struct worker *w, int first_slot);
-bool cache_lookup(struct worker *w, struct conn *c);
-int cache_adopt(struct worker *w, struct conn *c);
+bool cache_lookup(struct worker *w, struct conn *c, const char *name);
+void cache_adopt(struct worker *w, struct conn *c, const char *name);
 void cache_release(struct conn *c, bool failed);
 
 #endif
