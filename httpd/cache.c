@@ -103,14 +103,14 @@ static struct cached_file *cache_find(struct worker_cache *k, const char *path,
 
 /*
  * A request for the file @name (c->path, or a variant's name): true when
- * it is answered from the cache (c->fslot is the entry's slot, c->rq.stx
+ * it is answered from the cache (c->fslot is the entry's slot, c->req.stx
  * has its size, mtime and type), false when the file must be opened.
  */
 bool cache_lookup(struct worker *w, struct conn *c, const char *name)
 {
 	struct cached_file *e;
 
-	if (!w->cache.files || c->rq.dir_slash)
+	if (!w->cache.files || c->req.dir_slash)
 		return false;
 	e = cache_find(&w->cache, name, path_hash(name));
 	if (!e || e->stale ||
@@ -120,11 +120,11 @@ bool cache_lookup(struct worker *w, struct conn *c, const char *name)
 	}
 	w->stats.cache_hits++;
 	e->users++;
-	c->rq.cached = e;
+	c->req.cached = e;
 	c->fslot = e->slot;
-	c->rq.stx.stx_mode = S_IFREG;
-	c->rq.stx.stx_size = e->size;
-	c->rq.stx.stx_mtime.tv_sec = e->mtime;
+	c->req.stx.stx_mode = S_IFREG;
+	c->req.stx.stx_size = e->size;
+	c->req.stx.stx_mtime.tv_sec = e->mtime;
 	lru_unlink(&w->cache, e);
 	lru_push(&w->cache, e);
 	return true;
@@ -143,10 +143,10 @@ static struct cached_file *cache_victim(struct worker_cache *k)
 
 /*
  * c->fslot (c->slot_a) holds the regular file just opened for @name and
- * c->rq.stx its STATX, taken no earlier than c->open.sent_ms: make it the
+ * c->req.stx its STATX, taken no earlier than c->open.sent_ms: make it the
  * entry for the name, unless the entry for the name or every entry is
  * being sent from. The whole swap: the file's slot becomes the entry's
- * and the response is sent from it (c->rq.cached; the connection's file
+ * and the response is sent from it (c->req.cached; the connection's file
  * slot no longer holds it), the entry's slot becomes the connection's
  * slot_a, and the file the entry held before, if any, is closed there.
  */
@@ -157,7 +157,7 @@ void cache_adopt(struct worker *w, struct conn *c, const char *name)
 	bool close_old;
 	int old, *bucket;
 
-	if (!w->cache.files || c->rq.dir_slash ||
+	if (!w->cache.files || c->req.dir_slash ||
 	    strlen(name) >= CACHE_PATH_MAX)
 		return;
 	hash = path_hash(name);
@@ -183,13 +183,13 @@ void cache_adopt(struct worker *w, struct conn *c, const char *name)
 	e->used = true;
 	e->stale = false;
 	e->users = 1;
-	e->size = c->rq.stx.stx_size;
-	e->mtime = c->rq.stx.stx_mtime.tv_sec;
+	e->size = c->req.stx.stx_size;
+	e->mtime = c->req.stx.stx_mtime.tv_sec;
 	e->etag_len = http_etag(e->etag, e->mtime, e->size);
 	http_date(e->mtime, e->last_modified);
 	e->checked_ms = c->open.sent_ms;
-	c->rq.cached = e;
-	c->rq.file_open = false;	/* the entry's now */
+	c->req.cached = e;
+	c->req.file_open = false;	/* the entry's now */
 	c->fslot = e->slot;
 	lru_unlink(&w->cache, e);
 	lru_push(&w->cache, e);
@@ -201,11 +201,11 @@ void cache_adopt(struct worker *w, struct conn *c, const char *name)
  * its entry said (changed under us), so the next request opens it again */
 void cache_release(struct conn *c, bool failed)
 {
-	struct cached_file *e = c->rq.cached;
+	struct cached_file *e = c->req.cached;
 
 	if (!e)
 		return;
 	e->users--;
 	e->stale |= failed;
-	c->rq.cached = NULL;
+	c->req.cached = NULL;
 }

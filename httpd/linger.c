@@ -25,10 +25,10 @@
  */
 static bool may_send_more(struct conn *c)
 {
-	if (c->rq.failed || c->in.ended)
+	if (c->req.failed || c->in.ended)
 		return false;
 	return !c->in.head_len || c->in.len > c->in.head_len ||
-	       c->rq.hr.has_body || c->rq.hr.keepalive;
+	       c->req.head.has_body || c->req.head.keepalive;
 }
 
 static void drain(struct worker *w, struct conn *c)

@@ -232,8 +232,8 @@ static void list_send(struct worker *w, struct conn *c)
 	put(&out, "</body></html>\n");
 	write_head(w, c, 200, "text/html; charset=utf-8",
 		   out.p - c->body - start, NULL);
-	send_out(w, c, c->rq.no_body ? NULL : c->body + start,
-		 c->rq.no_body ? 0 : out.p - c->body - start);
+	send_out(w, c, c->req.no_body ? NULL : c->body + start,
+		 c->req.no_body ? 0 : out.p - c->body - start);
 }
 
 static void list_dir(struct worker *w, struct conn *c)

@@ -135,10 +135,10 @@ static const bool log_plain[256] = {
 static void log_line_escaped(struct http_out *o, struct conn *c)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *s = c->rq.hr.line, *end = s + c->rq.hr.line_len;
+	const char *s = c->req.head.line, *end = s + c->req.head.line_len;
 	char *start = o->p;
 
-	if (!c->rq.hr.line_len) {
+	if (!c->req.head.line_len) {
 		http_put(o, "-", 1);
 		return;
 	}
@@ -211,7 +211,7 @@ void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 	http_put(&o, "] \"", 3);
 	log_line_escaped(&o, c);
 	http_put(&o, "\" ", 2);
-	http_put_uint(&o, c->rq.status);
+	http_put_uint(&o, c->req.status);
 	http_put(&o, " ", 1);
 	http_put_uint(&o, bytes);
 	http_put(&o, "\n", 1);

@@ -63,7 +63,7 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe = sqe_for(w, c, OP_STATX);
 		io_uring_prep_statx(sqe, root_fd, name, 0, mask | STATX_ID,
-				    &c->rq.stx);
+				    &c->req.stx);
 		return;
 	}
 	reserve(w, 2);
@@ -71,7 +71,7 @@ static void open_stat(struct worker *w, struct conn *c, int dir,
 	io_uring_prep_openat2_direct(sqe, dir, name, &c->open.how, slot);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_STATX);
-	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->rq.stx);
+	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->req.stx);
 }
 
 /*
@@ -110,10 +110,10 @@ static bool open_steady(struct worker *w, struct conn *c)
 {
 	if (!stock || c->open.res < 0 ||
 	    (c->open.pre_res >= 0 && c->open.statx_res >= 0 &&
-	     same_file(&c->open.stx_pre, &c->rq.stx)))
+	     same_file(&c->open.stx_pre, &c->req.stx)))
 		return true;
 	close_slot(w, c, c->open.slot);
-	if (++c->rq.open_tries >= OPEN_TRIES) {
+	if (++c->req.open_tries >= OPEN_TRIES) {
 		error_log(w, "%s changed under each of %d opens: 503",
 			  c->open.name, OPEN_TRIES);
 		respond_error(w, c, 503);
@@ -162,25 +162,25 @@ static const struct variant variants[] = {
 
 /*
  * The next precompressed variant of c->path that the request accepts,
- * after c->rq.variant: its name into c->name. False when there is none
+ * after c->req.variant: its name into c->name. False when there is none
  * left (or none is looked for).
  */
 static bool next_variant(struct conn *c)
 {
-	int i = c->rq.variant ? c->rq.variant - variants + 1 : 0;
+	int i = c->req.variant ? c->req.variant - variants + 1 : 0;
 
-	c->rq.variant = NULL;
+	c->req.variant = NULL;
 	/* not for the root, "." (a directory, whose index is not looked up
 	 * in variants) */
-	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, "."))
+	if (!opt.precompressed || c->req.dir_slash || !strcmp(c->path, "."))
 		return false;
 	for (; i < NR_VARIANTS; i++)
-		if (http_accepts(c->rq.hr.accept_encoding,
-				 c->rq.hr.accept_encoding_len,
+		if (http_accepts(c->req.head.accept_encoding,
+				 c->req.head.accept_encoding_len,
 				 variants[i].coding)) {
-			c->rq.variant = &variants[i];
-			memcpy(c->name, c->path, c->rq.path_len);
-			strcpy(c->name + c->rq.path_len, variants[i].suffix);
+			c->req.variant = &variants[i];
+			memcpy(c->name, c->path, c->req.path_len);
+			strcpy(c->name + c->req.path_len, variants[i].suffix);
 			return true;
 		}
 	return false;
@@ -235,7 +235,7 @@ static void open_index(struct worker *w, struct conn *c)
 /* PH_OPEN: c->path opened, or not: a file, a directory, or an error */
 void on_open_file(struct worker *w, struct conn *c)
 {
-	int mode = c->rq.stx.stx_mode & S_IFMT;
+	int mode = c->req.stx.stx_mode & S_IFMT;
 
 	if (!open_steady(w, c))
 		return;
@@ -243,20 +243,20 @@ void on_open_file(struct worker *w, struct conn *c)
 		open_failed(w, c, "");
 		return;
 	}
-	c->rq.file_open = true;
+	c->req.file_open = true;
 	if (c->open.statx_res < 0) {
 		respond_error(w, c, 500);
 		return;
 	}
 	if (mode == S_IFDIR) {
-		if (!c->rq.dir_slash && strcmp(c->path, ".")) {
+		if (!c->req.dir_slash && strcmp(c->path, ".")) {
 			respond_redirect(w, c);
 			return;
 		}
 		open_index(w, c);
 		return;
 	}
-	if (mode != S_IFREG || c->rq.dir_slash) {
+	if (mode != S_IFREG || c->req.dir_slash) {
 		respond_error(w, c, mode != S_IFREG ? 403 : 404);
 		return;
 	}
@@ -269,7 +269,7 @@ void on_open_file(struct worker *w, struct conn *c)
  */
 void on_open_variant(struct worker *w, struct conn *c)
 {
-	int mode = c->rq.stx.stx_mode & S_IFMT;
+	int mode = c->req.stx.stx_mode & S_IFMT;
 
 	if (!open_steady(w, c))
 		return;
@@ -279,7 +279,7 @@ void on_open_variant(struct worker *w, struct conn *c)
 		open_path(w, c);
 		return;
 	}
-	c->rq.file_open = true;
+	c->req.file_open = true;
 	serve_opened(w, c);
 }
 
@@ -290,7 +290,7 @@ void on_open_variant(struct worker *w, struct conn *c)
  */
 void on_open_index(struct worker *w, struct conn *c)
 {
-	int mode = c->rq.stx.stx_mode & S_IFMT;
+	int mode = c->req.stx.stx_mode & S_IFMT;
 
 	if (!open_steady(w, c))
 		return;
@@ -301,14 +301,14 @@ void on_open_index(struct worker *w, struct conn *c)
 			open_failed(w, c, "/index.html");
 		return;
 	}
-	c->rq.other_open = true;
+	c->req.other_open = true;
 	c->fslot = other_slot(c);
 	if (c->open.statx_res < 0) {
 		respond_error(w, c, 500);
 		return;
 	}
 	close_slot(w, c, other_slot(c));
-	c->rq.other_open = false;
+	c->req.other_open = false;
 	if (mode != S_IFREG) {
 		respond_error(w, c, 403);
 		return;

@@ -172,9 +172,9 @@ static void request_done(struct worker *w, struct conn *c);
 void conn_close(struct worker *w, struct conn *c)
 {
 	c->phase = PH_CLOSE;
-	if (c->rq.file_open)
+	if (c->req.file_open)
 		close_slot(w, c, c->fslot);
-	if (c->rq.other_open)
+	if (c->req.other_open)
 		close_slot(w, c, other_slot(c));
 	/*
 	 * The pipe stays in its slots for the next connection this struct
@@ -183,7 +183,7 @@ void conn_close(struct worker *w, struct conn *c)
 	 * 4 KiB body (httpd/README.md). A response that failed may have
 	 * left bytes in it; one that did not emptied it.
 	 */
-	if (c->pipe.open && c->rq.failed)
+	if (c->pipe.open && c->req.failed)
 		close_pipe(w, c);
 	/*
 	 * The CLOSE alone sends our FIN: 7.3 puts a slot's file once the
@@ -195,7 +195,7 @@ void conn_close(struct worker *w, struct conn *c)
 	 * re-armed the ACCEPT every 64 closes.
 	 */
 	close_slot(w, c, conn_slot(w, c));
-	c->rq.file_open = c->rq.other_open = false;
+	c->req.file_open = c->req.other_open = false;
 	if (c->in.multishot)
 		recv_drop(w, c);
 }
@@ -259,24 +259,25 @@ static void handle_request(struct worker *w, struct conn *c)
 {
 	int ret;
 
-	c->rq.no_body = c->rq.hr.method == HTTP_HEAD;
+	c->req.no_body = c->req.head.method == HTTP_HEAD;
 	/* a body we do not read would be taken for the next request */
-	c->keepalive = c->rq.hr.keepalive && !w->stopping && !c->rq.hr.has_body;
-	if (c->rq.hr.method == HTTP_OTHER) {
+	c->keepalive = c->req.head.keepalive && !w->stopping &&
+		       !c->req.head.has_body;
+	if (c->req.head.method == HTTP_OTHER) {
 		respond_error(w, c, 405);
 		return;
 	}
-	if (c->rq.hr.has_body) {
+	if (c->req.head.has_body) {
 		respond_error(w, c, 413);
 		return;
 	}
-	ret = http_path(c->rq.hr.target, c->rq.hr.target_len, c->path,
-			PATH_MAX_LEN, &c->rq.dir_slash);
+	ret = http_path(c->req.head.target, c->req.head.target_len, c->path,
+			PATH_MAX_LEN, &c->req.dir_slash);
 	if (ret) {
 		respond_error(w, c, ret);
 		return;
 	}
-	c->rq.path_len = strlen(c->path);
+	c->req.path_len = strlen(c->path);
 	open_path(w, c);
 }
 
@@ -285,7 +286,7 @@ static void next_request(struct worker *w, struct conn *c)
 {
 	int ret;
 
-	c->rq = (struct request){ 0 };
+	c->req = (struct request){ 0 };
 	c->in.head_len = 0;
 	conn_body_put(w, c);
 	if (c->in.multishot)
@@ -294,7 +295,7 @@ static void next_request(struct worker *w, struct conn *c)
 		arm_recv(w, c);
 		return;
 	}
-	ret = http_parse(c->in.buf, c->in.len, &c->rq.hr);
+	ret = http_parse(c->in.buf, c->in.len, &c->req.head);
 	if (ret == 1) {
 		arm_recv(w, c);
 		return;
@@ -304,7 +305,7 @@ static void next_request(struct worker *w, struct conn *c)
 		respond_and_close(w, c, ret);
 		return;
 	}
-	c->in.head_len = c->rq.hr.head_len;
+	c->in.head_len = c->req.head.head_len;
 	handle_request(w, c);
 }
 
@@ -440,14 +441,14 @@ static void on_recv(struct worker *w, struct conn *c)
 
 static void request_done(struct worker *w, struct conn *c)
 {
-	log_request(w, c, c->rq.sent);
-	cache_release(c, c->rq.file_changed);
-	if (c->rq.file_open)
+	log_request(w, c, c->req.sent);
+	cache_release(c, c->req.file_changed);
+	if (c->req.file_open)
 		close_slot(w, c, c->fslot);
-	if (c->rq.other_open)
+	if (c->req.other_open)
 		close_slot(w, c, other_slot(c));
-	c->rq.file_open = c->rq.other_open = false;
-	if (c->rq.failed || !c->keepalive || !c->in.head_len) {
+	c->req.file_open = c->req.other_open = false;
+	if (c->req.failed || !c->keepalive || !c->in.head_len) {
 		conn_end(w, c);
 		return;
 	}
@@ -464,9 +465,9 @@ static void request_done(struct worker *w, struct conn *c)
 
 static void on_sent(struct worker *w, struct conn *c)
 {
-	if (!c->rq.failed)
-		c->rq.sent += c->rq.chain_body;
-	if (!c->rq.failed && c->rq.file_left) {
+	if (!c->req.failed)
+		c->req.sent += c->req.chain_body;
+	if (!c->req.failed && c->req.file_left) {
 		send_chunk(w, c, false);
 		return;
 	}
@@ -561,7 +562,7 @@ static void conn_start(struct worker *w, struct conn *c)
 	c->phase = PH_RECV;
 	c->inflight = 0;
 	c->in = (struct conn_in){ .held_first = -1, .held_last = -1 };
-	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
+	c->req = (struct request){ 0 };	/* the pipe: conn_close() */
 	if (!conn_heads(w, c)) {
 		conn_close(w, c);
 		return;
@@ -621,13 +622,13 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		 * (SEND waits for all of it); on_pipe() answers a PIPE that
 		 * failed */
 		if (op != OP_PIPE && (res < 0 || (op != OP_SEND &&
-				      (size_t)res != c->rq.chain_body)))
-			c->rq.failed = true;
+				      (size_t)res != c->req.chain_body)))
+			c->req.failed = true;
 		/* the file gave less than its STATX said */
 		if ((op == OP_READ || op == OP_SPLICE_IN ||
 		     (op == OP_SENDFILE && res >= 0)) &&
-		    (size_t)res != c->rq.chain_body)
-			c->rq.file_changed = true;
+		    (size_t)res != c->req.chain_body)
+			c->req.file_changed = true;
 		if (op == OP_PIPE && res < 0)
 			c->pipe.open = false;
 		if (op == OP_PIPE && res > 0)

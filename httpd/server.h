@@ -255,7 +255,7 @@ struct cached_file {
  * one assignment, for each request a connection brings.
  */
 struct request {
-	struct http_request hr;
+	struct http_head head;		/* its head, parsed (http.c) */
 	/*
 	 * its file (open.c): the STATX of the file opened, or what the
 	 * cache's entry knows of it (cached: the file is that entry's
@@ -395,7 +395,7 @@ struct conn {
 	char *name;			/* OPEN_NAME_LEN bytes, after in.buf */
 	char *body;			/* CHUNK bytes, registered for READ */
 	struct conn_in in;
-	struct request rq;
+	struct request req;
 	struct conn_open open;
 	struct conn_pipe pipe;
 	struct listing list;		/* a listing being made (listing.c) */
