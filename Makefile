@@ -45,7 +45,8 @@ HDRS := $(wildcard lib/*.h tests/*.h)
 TESTS := $(patsubst tests/%.c,$(BIN)/tests/%,$(wildcard tests/*.c))
 GUEST := $(BIN)/init $(BIN)/ktap-run $(BIN)/greet-demo $(BIN)/find-direct \
 	$(BIN)/nofd-httpd $(BIN)/versus $(BIN)/fuzz $(BIN)/stream-probe
-BENCH := $(patsubst bench/%.c,$(BIN)/%,$(filter-out bench/report.c,$(wildcard bench/*.c)))
+BENCH := $(patsubst bench/%.c,$(BIN)/%,\
+	$(filter-out bench/bench-report.c,$(wildcard bench/*.c)))
 HOST := $(B)/host/logscan $(B)/host/unframe $(B)/host/bench-report \
 	$(B)/host/profile-report $(B)/host/versus-report
 PLUGIN := $(B)/profile/insn-prof.so
@@ -135,17 +136,18 @@ $(BIN)/%: bench/%.c bench/bench.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ibench $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/host/bench-report: bench/report.c lib/stats.h lib/svg.h lib/usage.h | deps
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -lm
-
-$(B)/host/versus-report: bench/httpd/report.c lib/stats.h lib/svg.h \
+$(B)/host/bench-report: bench/bench-report.c lib/stats.h lib/svg.h \
 		lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
-$(B)/host/profile-report: profile/report.c lib/die.h lib/stats.h lib/usage.h \
-		| deps
+$(B)/host/versus-report: bench/httpd/versus-report.c lib/stats.h lib/svg.h \
+		lib/usage.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lm
+
+$(B)/host/profile-report: profile/profile-report.c lib/die.h lib/stats.h \
+		lib/usage.h | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lm
 
@@ -161,8 +163,9 @@ $(BIN)/%: demo/%.c $(HDRS) | deps
 
 # --wrap: the server counts the heap allocations it makes after start-up
 HTTPD_SRCS := httpd/nofd-httpd.c httpd/options.c httpd/setup.c httpd/serve.c \
-	httpd/respond.c httpd/log.c httpd/listing.c httpd/cache.c httpd/linger.c \
-	httpd/mime.c httpd/http.c httpd/user.c httpd/signals.c httpd/pool.c
+	httpd/open.c httpd/respond.c httpd/log.c httpd/listing.c httpd/cache.c \
+	httpd/linger.c httpd/mime.c httpd/http.c httpd/user.c httpd/signals.c \
+	httpd/pool.c
 $(BIN)/nofd-httpd: $(HTTPD_SRCS) httpd/server.h httpd/http.h $(HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ihttpd $(LDFLAGS) \
@@ -275,7 +278,7 @@ profile: kernel-fast initramfs $(HOST) $(PLUGIN) \
 # on every side.
 SRCS := $(wildcard tests/*.c bench/*.c bench/httpd/*.c demo/*.c fuzz/*.c \
 	httpd/*.c vm/*.c \
-	profile/report.c)
+	profile/profile-report.c)
 compile-check: | deps
 	@$(foreach f,$(SRCS),$(CC) $(CFLAGS) -Ibench -Ihttpd -c -o /dev/null $(f) &&) true
 

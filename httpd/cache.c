@@ -29,146 +29,152 @@ static uint32_t path_hash(const char *s)
 	return h;
 }
 
-static struct cached_file *entry(struct worker *w, int i)
+static struct cached_file *entry(struct worker_cache *k, int i)
 {
-	return i < 0 ? NULL : &w->cache[i];
+	return i < 0 ? NULL : &k->files[i];
 }
 
-static void lru_unlink(struct worker *w, struct cached_file *e)
+static void lru_unlink(struct worker_cache *k, struct cached_file *e)
 {
 	if (e->lru_prev >= 0)
-		w->cache[e->lru_prev].lru_next = e->lru_next;
+		k->files[e->lru_prev].lru_next = e->lru_next;
 	else
-		w->lru_first = e->lru_next;
+		k->lru_first = e->lru_next;
 	if (e->lru_next >= 0)
-		w->cache[e->lru_next].lru_prev = e->lru_prev;
+		k->files[e->lru_next].lru_prev = e->lru_prev;
 	else
-		w->lru_last = e->lru_prev;
+		k->lru_last = e->lru_prev;
 }
 
 /* Most recently used first */
-static void lru_push(struct worker *w, struct cached_file *e)
+static void lru_push(struct worker_cache *k, struct cached_file *e)
 {
-	int i = e - w->cache;
+	int i = e - k->files;
 
 	e->lru_prev = -1;
-	e->lru_next = w->lru_first;
-	if (w->lru_first >= 0)
-		w->cache[w->lru_first].lru_prev = i;
+	e->lru_next = k->lru_first;
+	if (k->lru_first >= 0)
+		k->files[k->lru_first].lru_prev = i;
 	else
-		w->lru_last = i;
-	w->lru_first = i;
+		k->lru_last = i;
+	k->lru_first = i;
 }
 
-static void hash_unlink(struct worker *w, struct cached_file *e)
+static void hash_unlink(struct worker_cache *k, struct cached_file *e)
 {
-	int *p = &w->buckets[e->hash & (w->nbuckets - 1)];
+	int *p = &k->buckets[e->hash & (k->nbuckets - 1)];
 
-	while (*p != e - w->cache)
-		p = &w->cache[*p].next;
+	while (*p != e - k->files)
+		p = &k->files[*p].next;
 	*p = e->next;
 }
 
 void cache_init(struct worker *w, int first_slot)
 {
+	struct worker_cache *k = &w->cache;
+
 	if (!opt.cache_files)
 		return;
-	for (w->nbuckets = 1; w->nbuckets < opt.cache_files; )
-		w->nbuckets <<= 1;
-	w->cache = calloc(opt.cache_files, sizeof(*w->cache));
-	w->buckets = malloc(w->nbuckets * sizeof(*w->buckets));
-	if (!w->cache || !w->buckets)
+	for (k->nbuckets = 1; k->nbuckets < opt.cache_files; )
+		k->nbuckets <<= 1;
+	k->files = calloc(opt.cache_files, sizeof(*k->files));
+	k->buckets = malloc(k->nbuckets * sizeof(*k->buckets));
+	if (!k->files || !k->buckets)
 		die("memory", -ENOMEM);
-	memset(w->buckets, 0xff, w->nbuckets * sizeof(*w->buckets));
-	w->lru_first = w->lru_last = -1;
+	memset(k->buckets, 0xff, k->nbuckets * sizeof(*k->buckets));
+	k->lru_first = k->lru_last = -1;
 	for (unsigned int i = 0; i < opt.cache_files; i++) {
-		w->cache[i].slot = first_slot + i;
-		lru_push(w, &w->cache[i]);	/* unused ones go last */
+		k->files[i].slot = first_slot + i;
+		lru_push(k, &k->files[i]);	/* unused ones go last */
 	}
 }
 
-static struct cached_file *cache_find(struct worker *w, const char *path,
+static struct cached_file *cache_find(struct worker_cache *k, const char *path,
 				      uint32_t hash)
 {
 	struct cached_file *e;
 
-	for (e = entry(w, w->buckets[hash & (w->nbuckets - 1)]); e;
-	     e = entry(w, e->next))
+	for (e = entry(k, k->buckets[hash & (k->nbuckets - 1)]); e;
+	     e = entry(k, e->next))
 		if (e->hash == hash && !strcmp(e->path, path))
 			return e;
 	return NULL;
 }
 
 /*
- * A request for c->path: true when it is answered from the cache (c->fslot
- * is the entry's slot, c->rq.stx has its size, mtime and type), false when
- * the file must be opened.
+ * A request for the file @name (c->path, or a variant's name): true when
+ * it is answered from the cache (c->fslot is the entry's slot, c->req.stx
+ * has its size, mtime and type), false when the file must be opened.
  */
-bool cache_lookup(struct worker *w, struct conn *c)
+bool cache_lookup(struct worker *w, struct conn *c, const char *name)
 {
 	struct cached_file *e;
 
-	if (!w->cache || c->rq.dir_slash)
+	if (!w->cache.files || c->req.dir_slash)
 		return false;
-	e = cache_find(w, c->path, path_hash(c->path));
+	e = cache_find(&w->cache, name, path_hash(name));
 	if (!e || e->stale ||
-	    w->now_ms - e->checked_ms >= opt.cache_valid_ms) {
-		w->cache_misses++;
+	    w->clock.now_ms - e->checked_ms >= opt.cache_valid_ms) {
+		w->stats.cache_misses++;
 		return false;
 	}
-	w->cache_hits++;
+	w->stats.cache_hits++;
 	e->users++;
-	c->rq.cached = e;
+	c->req.cached = e;
 	c->fslot = e->slot;
-	c->rq.stx.stx_mode = S_IFREG;
-	c->rq.stx.stx_size = e->size;
-	c->rq.stx.stx_mtime.tv_sec = e->mtime;
-	lru_unlink(w, e);
-	lru_push(w, e);
+	c->req.stx.stx_mode = S_IFREG;
+	c->req.stx.stx_size = e->size;
+	c->req.stx.stx_mtime.tv_sec = e->mtime;
+	lru_unlink(&w->cache, e);
+	lru_push(&w->cache, e);
 	return true;
 }
 
 /* The least recently used entry nobody sends from, or NULL */
-static struct cached_file *cache_victim(struct worker *w)
+static struct cached_file *cache_victim(struct worker_cache *k)
 {
 	struct cached_file *e;
 
-	for (e = entry(w, w->lru_last); e; e = entry(w, e->lru_prev))
+	for (e = entry(k, k->lru_last); e; e = entry(k, e->lru_prev))
 		if (!e->users)
 			return e;
 	return NULL;
 }
 
 /*
- * c->fslot (c->slot_a) holds the regular file just opened for c->path and
- * c->rq.stx its STATX, taken no earlier than c->rq.opened_ms: make it the
- * entry for the path, unless the entry for the path or every entry is
- * being sent from. Returns the slot of the file the entry held before,
- * now c->slot_a, for the caller to close; -1 when there was none.
+ * c->fslot (c->slot_a) holds the regular file just opened for @name and
+ * c->req.stx its STATX, taken no earlier than c->open.sent_ms: make it the
+ * entry for the name, unless the entry for the name or every entry is
+ * being sent from. The whole swap: the file's slot becomes the entry's
+ * and the response is sent from it (c->req.cached; the connection's file
+ * slot no longer holds it), the entry's slot becomes the connection's
+ * slot_a, and the file the entry held before, if any, is closed there.
  */
-int cache_adopt(struct worker *w, struct conn *c)
+void cache_adopt(struct worker *w, struct conn *c, const char *name)
 {
 	uint32_t hash;
 	struct cached_file *e;
 	bool close_old;
-	int old;
+	int old, *bucket;
 
-	if (!w->cache || c->rq.dir_slash || strlen(c->path) >= CACHE_PATH_MAX)
-		return -1;
-	hash = path_hash(c->path);
-	e = cache_find(w, c->path, hash);
+	if (!w->cache.files || c->req.dir_slash ||
+	    strlen(name) >= CACHE_PATH_MAX)
+		return;
+	hash = path_hash(name);
+	e = cache_find(&w->cache, name, hash);
 	if (e && e->users)
-		return -1;	/* sent from: stays as it is */
+		return;		/* sent from: stays as it is */
 	if (!e) {
-		e = cache_victim(w);
+		e = cache_victim(&w->cache);
 		if (!e)
-			return -1;
+			return;
 		if (e->used)
-			hash_unlink(w, e);
-		strcpy(e->path, c->path);
+			hash_unlink(&w->cache, e);
+		strcpy(e->path, name);
 		e->hash = hash;
-		e->next = w->buckets[hash & (w->nbuckets - 1)];
-		w->buckets[hash & (w->nbuckets - 1)] = e - w->cache;
+		bucket = &w->cache.buckets[hash & (w->cache.nbuckets - 1)];
+		e->next = *bucket;
+		*bucket = e - w->cache.files;
 	}
 	close_old = e->used;
 	old = e->slot;
@@ -177,27 +183,29 @@ int cache_adopt(struct worker *w, struct conn *c)
 	e->used = true;
 	e->stale = false;
 	e->users = 1;
-	e->size = c->rq.stx.stx_size;
-	e->mtime = c->rq.stx.stx_mtime.tv_sec;
+	e->size = c->req.stx.stx_size;
+	e->mtime = c->req.stx.stx_mtime.tv_sec;
 	e->etag_len = http_etag(e->etag, e->mtime, e->size);
 	http_date(e->mtime, e->last_modified);
-	e->checked_ms = c->rq.opened_ms;
-	c->rq.cached = e;
+	e->checked_ms = c->open.sent_ms;
+	c->req.cached = e;
+	c->req.file_open = false;	/* the entry's now */
 	c->fslot = e->slot;
-	lru_unlink(w, e);
-	lru_push(w, e);
-	return close_old ? old : -1;
+	lru_unlink(&w->cache, e);
+	lru_push(&w->cache, e);
+	if (close_old)
+		close_slot(w, c, c->slot_a);
 }
 
 /* A response from the cache is done; @failed: the file did not give what
  * its entry said (changed under us), so the next request opens it again */
 void cache_release(struct conn *c, bool failed)
 {
-	struct cached_file *e = c->rq.cached;
+	struct cached_file *e = c->req.cached;
 
 	if (!e)
 		return;
 	e->users--;
 	e->stale |= failed;
-	c->rq.cached = NULL;
+	c->req.cached = NULL;
 }

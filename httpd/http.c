@@ -47,7 +47,7 @@ static bool has_token(const char *v, size_t n, const char *tok)
 	return false;
 }
 
-static int parse_line(const char *p, const char *eol, struct http_request *req)
+static int parse_line(const char *p, const char *eol, struct http_head *head)
 {
 	const char *sp1 = memchr(p, ' ', eol - p), *sp2;
 
@@ -57,24 +57,24 @@ static int parse_line(const char *p, const char *eol, struct http_request *req)
 	if (!sp2)
 		return sp1 + 1 - p > HTTP_TARGET_MAX ? 414 : 400;
 	if (sp1 - p == 3 && !memcmp(p, "GET", 3))
-		req->method = HTTP_GET;
+		head->method = HTTP_GET;
 	else if (sp1 - p == 4 && !memcmp(p, "HEAD", 4))
-		req->method = HTTP_HEAD;
+		head->method = HTTP_HEAD;
 	else
-		req->method = HTTP_OTHER;
-	req->target = sp1 + 1;
-	req->target_len = sp2 - sp1 - 1;
-	if (!req->target_len)
+		head->method = HTTP_OTHER;
+	head->target = sp1 + 1;
+	head->target_len = sp2 - sp1 - 1;
+	if (!head->target_len)
 		return 400;
-	if (req->target_len > HTTP_TARGET_MAX)
+	if (head->target_len > HTTP_TARGET_MAX)
 		return 414;
 	if (eol - sp2 - 1 != 8 || memcmp(sp2 + 1, "HTTP/1.", 7) ||
 	    !isdigit((unsigned char)sp2[8]))
 		return eol - sp2 - 1 > 5 && !memcmp(sp2 + 1, "HTTP/", 5) ?
 		       505 : 400;
-	req->minor = sp2[8] - '0';
-	req->line = p;
-	req->line_len = eol - p;
+	head->minor = sp2[8] - '0';
+	head->line = p;
+	head->line_len = eol - p;
 	return 0;
 }
 
@@ -99,14 +99,14 @@ static bool valid_authority(const char *v, size_t n)
  * ("http://host/path"), whose authority stands for Host; the target is
  * then its path, "/" when it has none
  */
-static int absolute_form(struct http_request *req)
+static int absolute_form(struct http_head *head)
 {
-	const char *t = req->target, *end = t + req->target_len, *path;
+	const char *t = head->target, *end = t + head->target_len, *path;
 	size_t scheme;
 
-	if (req->target_len > 7 && !strncasecmp(t, "http://", 7))
+	if (head->target_len > 7 && !strncasecmp(t, "http://", 7))
 		scheme = 7;
-	else if (req->target_len > 8 && !strncasecmp(t, "https://", 8))
+	else if (head->target_len > 8 && !strncasecmp(t, "https://", 8))
 		scheme = 8;
 	else
 		return 400;
@@ -119,17 +119,17 @@ static int absolute_form(struct http_request *req)
 	if (path == end || *path != '/') {
 		/* the query of a target with no path: the root has no use
 		 * for it (it is never redirected) */
-		req->target = "/";
-		req->target_len = 1;
+		head->target = "/";
+		head->target_len = 1;
 		return 0;
 	}
-	req->target = path;
-	req->target_len = end - path;
+	head->target = path;
+	head->target_len = end - path;
 	return 0;
 }
 
 static int parse_header(const char *p, const char *eol,
-			struct http_request *req, int *conn)
+			struct http_head *head, int *conn)
 {
 	const char *colon = memchr(p, ':', eol - p);
 	const char *v;
@@ -147,33 +147,33 @@ static int parse_header(const char *p, const char *eol,
 
 #define IS(h) (name == sizeof(h) - 1 && !strncasecmp(p, h, name))
 	if (IS("Host")) {
-		if (req->has_host || !valid_authority(v, n))
+		if (head->has_host || !valid_authority(v, n))
 			return 400;
-		req->has_host = true;
+		head->has_host = true;
 	} else if (IS("Connection")) {
 		if (has_token(v, n, "close"))
 			*conn = 0;
 		else if (has_token(v, n, "keep-alive") && *conn < 0)
 			*conn = 1;
 	} else if (IS("If-Modified-Since")) {
-		req->if_modified_since = http_parse_date(v, n);
+		head->if_modified_since = http_parse_date(v, n);
 	} else if (IS("If-Match")) {
-		req->if_match = v;
-		req->if_match_len = n;
+		head->if_match = v;
+		head->if_match_len = n;
 	} else if (IS("If-Unmodified-Since")) {
-		req->if_unmodified_since = http_parse_date(v, n);
+		head->if_unmodified_since = http_parse_date(v, n);
 	} else if (IS("If-None-Match")) {
-		req->if_none_match = v;
-		req->if_none_match_len = n;
+		head->if_none_match = v;
+		head->if_none_match_len = n;
 	} else if (IS("Range")) {
-		req->range = v;
-		req->range_len = n;
+		head->range = v;
+		head->range_len = n;
 	} else if (IS("If-Range")) {
-		req->if_range = v;
-		req->if_range_len = n;
+		head->if_range = v;
+		head->if_range_len = n;
 	} else if (IS("Accept-Encoding")) {
-		req->accept_encoding = v;
-		req->accept_encoding_len = n;
+		head->accept_encoding = v;
+		head->accept_encoding_len = n;
 	} else if (IS("Content-Length")) {
 		if (!n || n > 18)
 			return 400;
@@ -181,21 +181,21 @@ static int parse_header(const char *p, const char *eol,
 			if (!isdigit((unsigned char)v[i]))
 				return 400;
 		if (strtoull(v, NULL, 10))
-			req->has_body = true;
+			head->has_body = true;
 	} else if (IS("Transfer-Encoding")) {
-		req->has_body = true;
+		head->has_body = true;
 	}
 #undef IS
 	return 0;
 }
 
-int http_parse(const char *buf, size_t len, struct http_request *req)
+int http_parse(const char *buf, size_t len, struct http_head *head)
 {
 	const char *p = buf, *end = buf + len, *eol;
 	int conn = -1, ret;
 
-	memset(req, 0, sizeof(*req));
-	req->if_modified_since = req->if_unmodified_since = -1;
+	memset(head, 0, sizeof(*head));
+	head->if_modified_since = head->if_unmodified_since = -1;
 	/* RFC 9112 2.2: ignore empty lines before the request line */
 	while (end - p >= 2 && p[0] == '\r' && p[1] == '\n')
 		p += 2;
@@ -206,9 +206,9 @@ int http_parse(const char *buf, size_t len, struct http_request *req)
 		return len >= HTTP_HEAD_MAX ?
 		       (end - p > HTTP_TARGET_MAX + 16 ? 414 : 431) : 1;
 	}
-	ret = parse_line(p, eol, req);
-	if (!ret && req->target[0] != '/' && req->method != HTTP_OTHER)
-		ret = absolute_form(req);
+	ret = parse_line(p, eol, head);
+	if (!ret && head->target[0] != '/' && head->method != HTTP_OTHER)
+		ret = absolute_form(head);
 	if (ret)
 		return ret;
 	for (p = eol + 2;; p = eol + 2) {
@@ -219,16 +219,16 @@ int http_parse(const char *buf, size_t len, struct http_request *req)
 			break;
 		if (memchr(p, '\0', eol - p))
 			return 400;
-		ret = parse_header(p, eol, req, &conn);
+		ret = parse_header(p, eol, head, &conn);
 		if (ret)
 			return ret;
 	}
-	req->head_len = eol + 2 - buf;
-	if (req->head_len > HTTP_HEAD_MAX)
+	head->head_len = eol + 2 - buf;
+	if (head->head_len > HTTP_HEAD_MAX)
 		return 431;
-	if (req->minor >= 1 && !req->has_host)
+	if (head->minor >= 1 && !head->has_host)
 		return 400;
-	req->keepalive = conn < 0 ? req->minor >= 1 : conn;
+	head->keepalive = conn < 0 ? head->minor >= 1 : conn;
 	return 0;
 }
 

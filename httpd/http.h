@@ -21,7 +21,8 @@
 
 enum http_method { HTTP_GET, HTTP_HEAD, HTTP_OTHER };
 
-struct http_request {
+/* A request's head, parsed: http_parse() */
+struct http_head {
 	enum http_method method;
 	const char *target;	/* as sent, not terminated: target_len */
 	size_t target_len;
@@ -48,10 +49,10 @@ struct http_request {
 
 /*
  * Parse the request head at the start of @buf (@len bytes). Returns 0 and
- * fills @req when a whole head is there, 1 when more bytes are needed, or
+ * fills @head when a whole head is there, 1 when more bytes are needed, or
  * the status to answer with (400, 414, 431, 505) when it is malformed.
  */
-int http_parse(const char *buf, size_t len, struct http_request *req);
+int http_parse(const char *buf, size_t len, struct http_head *head);
 
 /*
  * The path of @target beneath the document root, into @out (@size bytes):

@@ -25,17 +25,17 @@
  */
 static bool may_send_more(struct conn *c)
 {
-	if (c->rq.failed || c->recv_ended)
+	if (c->req.failed || c->in.ended)
 		return false;
-	return !c->head_len || c->req_len > c->head_len ||
-	       c->rq.hr.has_body || c->rq.hr.keepalive;
+	return !c->in.head_len || c->in.len > c->in.head_len ||
+	       c->req.head.has_body || c->req.head.keepalive;
 }
 
 static void drain(struct worker *w, struct conn *c)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, c, OP_RECV);
 
-	c->recv_res = -ECANCELED;
+	c->in.res = -ECANCELED;
 	io_uring_prep_recv(sqe, conn_slot(w, c), c->body, CHUNK, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
 }
@@ -50,7 +50,7 @@ void conn_end(struct worker *w, struct conn *c)
 		return;
 	}
 	/* what the multishot RECV held is dropped; it is cancelled */
-	if (c->multishot)
+	if (c->in.multishot)
 		recv_drop(w, c);
 	c->phase = PH_LINGER;
 	c->timed_out = false;
@@ -66,8 +66,8 @@ void conn_end(struct worker *w, struct conn *c)
 /* A RECV of the drain is done: the next, or the close */
 void on_linger(struct worker *w, struct conn *c)
 {
-	if (c->recv_res > 0 && !c->timed_out &&
-	    (c->drained += c->recv_res) < LINGER_BYTES) {
+	if (c->in.res > 0 && !c->timed_out &&
+	    (c->drained += c->in.res) < LINGER_BYTES) {
 		drain(w, c);
 		return;
 	}

@@ -232,8 +232,8 @@ static void list_send(struct worker *w, struct conn *c)
 	put(&out, "</body></html>\n");
 	write_head(w, c, 200, "text/html; charset=utf-8",
 		   out.p - c->body - start, NULL);
-	send_out(w, c, c->rq.no_body ? NULL : c->body + start,
-		 c->rq.no_body ? 0 : out.p - c->body - start);
+	send_out(w, c, c->req.no_body ? NULL : c->body + start,
+		 c->req.no_body ? 0 : out.p - c->body - start);
 }
 
 static void list_dir(struct worker *w, struct conn *c)
@@ -242,8 +242,8 @@ static void list_dir(struct worker *w, struct conn *c)
 	char *dents = c->body + LIST_TOP;
 
 	c->phase = PH_DENTS;
-	c->rq.dents_res = -ECANCELED;
-	c->rq.dents_flags = 0;
+	c->list.dents_res = -ECANCELED;
+	c->list.dents_flags = 0;
 	sqe = sqe_for(w, c, OP_DENTS);
 	io_uring_prep_getdents(sqe, c->fslot, dents, DENTS_MAX, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
@@ -253,12 +253,13 @@ void on_dents(struct worker *w, struct conn *c)
 {
 	const char *dents = c->body + LIST_TOP;
 
-	if (c->rq.dents_res < 0) {
+	if (c->list.dents_res < 0) {
 		respond_error(w, c, 500);
 		return;
 	}
-	list_dents(c, dents, c->rq.dents_res);
-	if (c->rq.dents_res && !(c->rq.dents_flags & IORING_CQE_F_DIR_EOF)) {
+	list_dents(c, dents, c->list.dents_res);
+	if (c->list.dents_res &&
+	    !(c->list.dents_flags & IORING_CQE_F_DIR_EOF)) {
 		list_dir(w, c);
 		return;
 	}
@@ -278,7 +279,7 @@ static void install_dir(struct worker *w, struct conn *c)
 		return;
 	}
 	c->phase = PH_INSTALL;
-	c->rq.install_res = -ECANCELED;
+	c->list.install_res = -ECANCELED;
 	sqe = sqe_for(w, c, OP_INSTALL);
 	io_uring_prep_fixed_fd_install(sqe, c->fslot, 0);
 }
@@ -286,7 +287,7 @@ static void install_dir(struct worker *w, struct conn *c)
 void on_install(struct worker *w, struct conn *c)
 {
 	char *dents = c->body + LIST_TOP;
-	int fd = c->rq.install_res;
+	int fd = c->list.install_res;
 	long n;
 
 	if (fd < 0) {

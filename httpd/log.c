@@ -60,7 +60,7 @@ void error_log(struct worker *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "nofd-httpd: [%s] ", w->log_date);
+	fprintf(stderr, "nofd-httpd: [%s] ", w->clock.log_date);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -84,9 +84,9 @@ void error_log_reopen(struct worker *w)
 /* A limit was reached: said at most once a second per thread */
 void limit_reached(struct worker *w, const char *what)
 {
-	if (w->limit_logged_ms && w->now_ms - w->limit_logged_ms < 1000)
+	if (w->log.limit_ms && w->clock.now_ms - w->log.limit_ms < 1000)
 		return;
-	w->limit_logged_ms = w->now_ms;
+	w->log.limit_ms = w->clock.now_ms;
 	error_log(w, "limit reached: %s", what);
 }
 
@@ -94,20 +94,20 @@ void log_flush(struct worker *w)
 {
 	struct io_uring_sqe *sqe;
 
-	if (w->log_busy || w->log_reopening || !w->log_len)
+	if (w->log.busy || w->log.reopening || !w->log.len)
 		return;
 	sqe = sqe_for(w, NULL, OP_LOG);
 	if (strcmp(opt.log, "-")) {
-		io_uring_prep_write(sqe, SLOT_LOG, w->log[w->log_fill],
-				    w->log_len, -1);
+		io_uring_prep_write(sqe, SLOT_LOG, w->log.buf[w->log.fill],
+				    w->log.len, -1);
 		sqe->flags |= IOSQE_FIXED_FILE;
 	} else {
-		io_uring_prep_write(sqe, STDOUT_FILENO, w->log[w->log_fill],
-				    w->log_len, -1);
+		io_uring_prep_write(sqe, STDOUT_FILENO, w->log.buf[w->log.fill],
+				    w->log.len, -1);
 	}
-	w->log_busy = true;
-	w->log_fill ^= 1;
-	w->log_len = 0;
+	w->log.busy = true;
+	w->log.fill ^= 1;
+	w->log.len = 0;
 }
 
 /*
@@ -118,7 +118,7 @@ void log_flush(struct worker *w)
  */
 void log_flush_due(struct worker *w)
 {
-	if (w->log_len && w->now_ms - w->log_since_ms >= opt.log_flush_ms)
+	if (w->log.len && w->clock.now_ms - w->log.since_ms >= opt.log_flush_ms)
 		log_flush(w);
 }
 
@@ -135,10 +135,10 @@ static const bool log_plain[256] = {
 static void log_line_escaped(struct http_out *o, struct conn *c)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *s = c->rq.hr.line, *end = s + c->rq.hr.line_len;
+	const char *s = c->req.head.line, *end = s + c->req.head.line_len;
 	char *start = o->p;
 
-	if (!c->rq.hr.line_len) {
+	if (!c->req.head.line_len) {
 		http_put(o, "-", 1);
 		return;
 	}
@@ -189,34 +189,34 @@ static void log_host(struct http_out *o, struct conn *c)
 
 void log_request(struct worker *w, struct conn *c, uint64_t bytes)
 {
-	char *l = w->log[w->log_fill];
+	char *l = w->log.buf[w->log.fill];
 	struct http_out o;
 	int len;
 
 	if (!opt.log)
 		return;
-	if (LOG_MAX - w->log_len < 800) {
-		w->log_dropped++;
+	if (LOG_MAX - w->log.len < 800) {
+		w->stats.log_dropped++;
 		limit_reached(w, "the access log's buffers are full (the "
 			      "file is slow to take them): lines dropped");
 		return;
 	}
-	if (!w->log_len)
-		w->log_since_ms = w->now_ms;
+	if (!w->log.len)
+		w->log.since_ms = w->clock.now_ms;
 	/* "HOST - - [DATE] "LINE" STATUS BYTES", as nginx's "common" */
-	o = (struct http_out){ l + w->log_len, l + LOG_MAX };
+	o = (struct http_out){ l + w->log.len, l + LOG_MAX };
 	log_host(&o, c);
 	http_put(&o, " - - [", 6);
-	http_put(&o, w->log_date, HTTP_LOG_DATE_LEN - 1);
+	http_put(&o, w->clock.log_date, HTTP_LOG_DATE_LEN - 1);
 	http_put(&o, "] \"", 3);
 	log_line_escaped(&o, c);
 	http_put(&o, "\" ", 2);
-	http_put_uint(&o, c->rq.status);
+	http_put_uint(&o, c->req.status);
 	http_put(&o, " ", 1);
 	http_put_uint(&o, bytes);
 	http_put(&o, "\n", 1);
-	len = o.p - (l + w->log_len);
-	w->log_len += len;
-	if (w->log_len > LOG_MAX / 2)
+	len = o.p - (l + w->log.len);
+	w->log.len += len;
+	if (w->log.len > LOG_MAX / 2)
 		log_flush(w);
 }

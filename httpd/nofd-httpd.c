@@ -82,8 +82,7 @@ static void announce(struct worker *w)
 	fprintf(stderr, "nofd-httpd: serving %s on %s port %d, %d thread%s, "
 		"send %s%s\n", opt.root, opt.addr, port, opt.threads,
 		opt.threads > 1 ? "s" : "",
-		opt.send == SEND_READ ? "read" : opt.send == SEND_SENDFILE ?
-		"sendfile" : opt.send == SEND_SPLICE ? "splice" : "auto",
+		send_mode_names[opt.send],
 		stock ? ", stock mode" : "");
 	fprintf(stderr, "nofd-httpd: serving as %s\n", user_served_as());
 	if (stock) {
@@ -112,7 +111,7 @@ static void announce(struct worker *w)
 			"a buffer with the head, larger ones" : "",
 			kc.pipe_size ? "" : ", sized through a descriptor "
 			"installed for it");
-	if (opt.recv == RECV_MULTISHOT && !w->rbr)
+	if (opt.recv == RECV_MULTISHOT && !w->rbufs.ring)
 		fprintf(stderr, "nofd-httpd: no buffer rings: a RECV per "
 			"request, not one multishot RECV per connection\n");
 	fflush(stderr);
@@ -132,7 +131,7 @@ static void print_stats(void)
 		unsigned long sum = 0;					\
 									\
 		for (int i = 0; i < opt.threads; i++)			\
-			sum += workers[i].field;			\
+			sum += workers[i].stats.field;		\
 		len += snprintf(line + len, sizeof(line) - len,		\
 				" " name "=%lu", sum);			\
 	} while (0);

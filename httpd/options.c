@@ -21,6 +21,11 @@ struct options opt = {
 	.cache_files = 256, .cache_valid_ms = 60000,
 };
 
+const char *const send_mode_names[NR_SEND_MODES] = {
+	[SEND_AUTO] = "auto", [SEND_SENDFILE] = "sendfile",
+	[SEND_SPLICE] = "splice", [SEND_READ] = "read",
+};
+
 static void usage(FILE *f, int status)
 {
 	fprintf(f,
@@ -41,15 +46,15 @@ static void usage(FILE *f, int status)
 "  -c, --max-conns N      connections served at once, all threads together\n"
 "                         (default 512; one count: any thread may hold all\n"
 "                         N); one more gets 503 and is closed. Memory\n"
-"                         follows use: about 15 KiB per open connection,\n"
-"                         64 KiB more while a body is READ, mapped as used\n"
+"                         follows use: about %zu KiB per open connection,\n"
+"                         %u KiB more while a body is READ, mapped as used\n"
 "  -s, --send MODE        how file bodies are sent: sendfile (SENDFILE file\n"
 "                         -> socket; without the nofd series as splice),\n"
 "                         splice (SPLICE file -> direct pipe -> socket, to\n"
 "                         compare), read (READ into registered\n"
 "                         buffers, then SEND) or auto (the default:\n"
 "                         sendfile where the kernel has SENDFILE; without\n"
-"                         it read for a body that fits one 64 KiB buffer\n"
+"                         it read for a body that fits one %u KiB buffer\n"
 "                         with its head, splice for larger ones)\n"
 "      --recv MODE        how requests are read: single (a RECV per request,\n"
 "                         the default) or multishot (a kept-alive\n"
@@ -92,7 +97,7 @@ static void usage(FILE *f, int status)
 "                         opens other than 404, limits reached, drains cut)\n"
 "                         to FILE, reopened with the access log; default\n"
 "                         stderr\n"
-"      --log-flush MS     write the log's lines when 32 KiB have gathered\n"
+"      --log-flush MS     write the log's lines when %u KiB have gathered\n"
 "                         or MS after the first (default 1000, as nginx's\n"
 "                         access_log flush=1s; 0: after each batch of\n"
 "                         completions); they wait at most MS plus a tick\n"
@@ -116,7 +121,8 @@ static void usage(FILE *f, int status)
 "\n"
 "Signals: SIGTERM or SIGINT: stop (--drain-timeout); SIGQUIT: stop, no limit;\n"
 "SIGUSR1 or SIGHUP: reopen the logs; SIGUSR2: ignored.\n"
-"See httpd/README.md.\n");
+"See httpd/README.md.\n", CONN_KIB, CHUNK / 1024, CHUNK / 1024,
+		LOG_MAX / 2 / 1024);
 	exit(status);
 }
 
@@ -150,6 +156,22 @@ static unsigned long number(const char *s, const char *what, unsigned long max)
 	if (errno || !*s || *end || v > max)
 		bad_option("%s: '%s' is not a number up to %lu", what, s, max);
 	return v;
+}
+
+/* --send's @name; an unknown one is a usage error that lists them */
+static enum send_mode send_mode(const char *name)
+{
+	char names[64];
+	size_t len = 0;
+
+	for (int m = 0; m < NR_SEND_MODES; m++)
+		if (!strcmp(name, send_mode_names[m]))
+			return m;
+	for (int m = 0; m < NR_SEND_MODES; m++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s",
+				!m ? "" : m < NR_SEND_MODES - 1 ? ", " : " or ",
+				send_mode_names[m]);
+	bad_option("--send: '%s' is not %s", name, names);
 }
 
 void parse_options(int argc, char **argv)
@@ -202,19 +224,7 @@ void parse_options(int argc, char **argv)
 		case 'e': opt.entries = number(optarg, "--entries", 32768); break;
 		case 'c': opt.max_conns = number(optarg, "--max-conns", 65536);
 			  break;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				opt.send = SEND_AUTO;
-			else if (!strcmp(optarg, "sendfile"))
-				opt.send = SEND_SENDFILE;
-			else if (!strcmp(optarg, "splice"))
-				opt.send = SEND_SPLICE;
-			else if (!strcmp(optarg, "read"))
-				opt.send = SEND_READ;
-			else
-				bad_option("--send: '%s' is not auto, sendfile, splice "
-				    "or read", optarg);
-			break;
+		case 's': opt.send = send_mode(optarg); break;
 		case O_RECV:
 			if (!strcmp(optarg, "multishot"))
 				opt.recv = RECV_MULTISHOT;

@@ -145,7 +145,7 @@ static bool chunk_map(struct worker *w, struct pool *p, unsigned int i)
 	k->nfree = POOL_CHUNK;
 	k->fixed = false;
 	p->empty++;
-	w->mem_chunks_mapped++;
+	w->stats.mem_chunks_mapped++;
 	if (!p->fixed)
 		return true;
 	iov = (struct iovec){ .iov_base = k->mem, .iov_len = len };
@@ -172,7 +172,7 @@ static void chunk_unmap(struct worker *w, struct pool *p, unsigned int i)
 	k->mem = NULL;
 	k->fixed = false;
 	p->empty--;
-	w->mem_chunks_unmapped++;
+	w->stats.mem_chunks_unmapped++;
 }
 
 /*
@@ -246,13 +246,14 @@ void pools_trim(struct worker *w)
 void conn_slots(struct worker *w, struct conn *c)
 {
 	unsigned int i = conn_index(w, c);
+	int first = conn_slots_first(w->nconn) + CONN_SLOTS * i;
 
 	if (c->slot_a)
 		return;		/* a slot past SLOT_CONN: set before */
-	c->slot_a = SLOT_CONN + w->nconn + 4 * i;
-	c->slot_b = c->slot_a + 1;
-	c->pipe_rd = c->slot_a + 2;	/* PIPE fills two in a row */
-	c->pipe_wr = c->slot_a + 3;
+	c->slot_a = first + CONN_SLOT_A;
+	c->slot_b = first + CONN_SLOT_B;
+	c->pipe.rd = first + CONN_PIPE_RD;
+	c->pipe.wr = first + CONN_PIPE_WR;
 }
 
 /* @c's head buffers, from its ACCEPT: false when there is no memory */
@@ -271,9 +272,9 @@ bool conn_heads(struct worker *w, struct conn *c)
 			return false;
 		}
 		c->path = c->out + OUT_MAX;
-		c->req = c->path + PATH_MAX_LEN;
-		c->index_path = c->req + HTTP_HEAD_MAX;
+		c->name = c->path + PATH_MAX_LEN + HTTP_HEAD_MAX;
 	}
+	c->in.buf = c->path + PATH_MAX_LEN;	/* conn_start() reset in */
 	return true;
 }
 
@@ -312,7 +313,7 @@ void conn_put(struct worker *w, struct conn *c)
 	conn_body_put(w, c);
 	if (c->out) {
 		pool_give(&w->heads, &c->heads_ref);
-		c->req = c->out = c->path = c->index_path = NULL;
+		c->in.buf = c->out = c->path = c->name = NULL;
 	}
 	if (c->admitted) {
 		c->admitted = false;

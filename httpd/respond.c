@@ -17,7 +17,7 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 	struct io_uring_sqe *sqe;
 
 	c->phase = PH_SEND;
-	c->rq.file_left = 0;
+	c->req.file_left = 0;
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_SEND);
 	io_uring_prep_send(sqe, conn_slot(w, c), c->out, c->out_len,
@@ -31,7 +31,7 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	}
 	set_deadline(w, c, opt.send_ms);
-	c->rq.chain_body = len;
+	c->req.chain_body = len;
 }
 
 /*
@@ -43,13 +43,13 @@ void write_head(struct worker *w, struct conn *c, int status,
 {
 	struct http_out o = { c->out, c->out + OUT_MAX };
 
-	c->rq.status = status;
+	c->req.status = status;
 	http_put_str(&o, "HTTP/1.1 ");
 	http_put_uint(&o, status);
 	http_put(&o, " ", 1);
 	http_put_str(&o, http_reason(status));
 	http_put_str(&o, "\r\nServer: nofd-httpd\r\nDate: ");
-	http_put(&o, w->date, HTTP_DATE_LEN - 1);
+	http_put(&o, w->clock.date, HTTP_DATE_LEN - 1);
 	if (type) {
 		http_put_str(&o, "\r\nContent-Type: ");
 		http_put_str(&o, type);
@@ -82,12 +82,12 @@ static void error_page(struct worker *w, struct conn *c, int status,
 	    status != 416)
 		c->keepalive = false;
 	write_head(w, c, status, "text/html", n, extra);
-	if (!c->rq.no_body && c->out_len + n < OUT_MAX) {
+	if (!c->req.no_body && c->out_len + n < OUT_MAX) {
 		memcpy(c->out + c->out_len, body, n);
 		c->out_len += n;
 	}
 	send_out(w, c, NULL, 0);
-	c->rq.chain_body = c->rq.no_body ? 0 : n;
+	c->req.chain_body = c->req.no_body ? 0 : n;
 }
 
 void respond_error(struct worker *w, struct conn *c, int status)
@@ -102,9 +102,9 @@ void respond_error(struct worker *w, struct conn *c, int status)
  */
 void respond_and_close(struct worker *w, struct conn *c, int status)
 {
-	c->rq.no_body = false;
+	c->req.no_body = false;
 	c->keepalive = false;
-	c->rq.hr.line_len = 0;
+	c->req.head.line_len = 0;
 	respond_error(w, c, status);
 }
 
@@ -113,10 +113,10 @@ void respond_and_close(struct worker *w, struct conn *c, int status)
  * header may not carry percent-encoded, cut where it does not fit
  */
 static void put_query(char *out, size_t size, size_t *pos,
-		      const struct http_request *hr)
+		      const struct http_head *head)
 {
-	const char *q = memchr(hr->target, '?', hr->target_len);
-	const char *end = hr->target + hr->target_len;
+	const char *q = memchr(head->target, '?', head->target_len);
+	const char *end = head->target + head->target_len;
 
 	for (; q && q < end && *q != '#'; q++) {
 		unsigned char ch = *q;
@@ -153,7 +153,7 @@ void respond_redirect(struct worker *w, struct conn *c)
 		*slash = save;
 		seg = slash + 1;
 	}
-	put_query(loc, sizeof(loc) - 3, &pos, &c->rq.hr);
+	put_query(loc, sizeof(loc) - 3, &pos, &c->req.head);
 	memcpy(loc + pos, "\r\n", 3);
 	write_head(w, c, 301, "text/html", 0, loc);
 	send_out(w, c, NULL, 0);
@@ -179,21 +179,21 @@ static void make_pipe(struct worker *w, struct conn *c, bool sized)
 	struct io_uring_sqe *sqe;
 
 	c->phase = PH_PIPE;
-	c->pipe_open = true;
-	c->pipe_sized = sized;
-	c->pipe_size = 0;
-	c->pipe_fd = -ECANCELED;
-	c->pipe_want = pipe_want(c->rq.file_left);
+	c->pipe.open = true;
+	c->pipe.sized = sized;
+	c->pipe.size = 0;
+	c->pipe.fd = -ECANCELED;
+	c->pipe.want = pipe_want(c->req.file_left);
 	reserve(w, 2);
 	sqe = sqe_for(w, c, OP_PIPE);
-	io_uring_prep_pipe_direct(sqe, c->pipe_fds, 0, c->pipe_rd);
+	io_uring_prep_pipe_direct(sqe, c->pipe.fds, 0, c->pipe.rd);
 	if (sized) {
-		io_uring_sqe_set_pipe_size(sqe, c->pipe_want);
+		io_uring_sqe_set_pipe_size(sqe, c->pipe.want);
 		return;
 	}
 	sqe->flags |= IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_PIPE_FD);
-	io_uring_prep_fixed_fd_install(sqe, c->pipe_wr, 0);
+	io_uring_prep_fixed_fd_install(sqe, c->pipe.wr, 0);
 }
 
 /*
@@ -207,25 +207,25 @@ static void make_pipe(struct worker *w, struct conn *c, bool sized)
  */
 void on_pipe(struct worker *w, struct conn *c)
 {
-	if (!c->pipe_open && c->pipe_sized) {
+	if (!c->pipe.open && c->pipe.sized) {
 		make_pipe(w, c, false);
 		return;
 	}
-	if (c->pipe_open && c->pipe_fd >= 0) {
-		c->pipe_size = fcntl(c->pipe_fd, F_SETPIPE_SZ, c->pipe_want);
-		if (c->pipe_size <= 0)
-			c->pipe_size = fcntl(c->pipe_fd, F_GETPIPE_SZ);
-		close(c->pipe_fd);
+	if (c->pipe.open && c->pipe.fd >= 0) {
+		c->pipe.size = fcntl(c->pipe.fd, F_SETPIPE_SZ, c->pipe.want);
+		if (c->pipe.size <= 0)
+			c->pipe.size = fcntl(c->pipe.fd, F_GETPIPE_SZ);
+		close(c->pipe.fd);
 	}
-	if (c->pipe_open && c->pipe_size <= 0)
+	if (c->pipe.open && c->pipe.size <= 0)
 		close_pipe(w, c);
-	if (c->pipe_open)
-		w->pipes++;
-	if (c->pipe_open && (unsigned int)c->pipe_size < c->pipe_want)
-		w->pipes_small++;
-	if (!c->pipe_open) {
-		w->no_pipe++;
-		c->rq.use_read = true;
+	if (c->pipe.open)
+		w->stats.pipes++;
+	if (c->pipe.open && (unsigned int)c->pipe.size < c->pipe.want)
+		w->stats.pipes_small++;
+	if (!c->pipe.open) {
+		w->stats.no_pipe++;
+		c->req.use_read = true;
 	}
 	send_chunk(w, c, true);
 }
@@ -233,7 +233,8 @@ void on_pipe(struct worker *w, struct conn *c)
 /* READ a part behind the head into the connection's buffer, then SEND. */
 static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 {
-	size_t n = c->rq.file_left < CHUNK - hl ? c->rq.file_left : CHUNK - hl;
+	size_t n = c->req.file_left < CHUNK - hl ? c->req.file_left :
+						    CHUNK - hl;
 	struct io_uring_sqe *sqe;
 
 	if (hl)
@@ -243,10 +244,11 @@ static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 	 * of a pipe (on_pipe()); nor does a user short of locked memory */
 	if (conn_body_index(w, c) >= 0)
 		io_uring_prep_read_fixed(sqe, c->fslot, c->body + hl, n,
-					 c->rq.file_off, conn_body_index(w, c));
+					 c->req.file_off,
+					 conn_body_index(w, c));
 	else
 		io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
-				   c->rq.file_off);
+				   c->req.file_off);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_SEND);
 	io_uring_prep_send(sqe, sock, c->body, hl + n,
@@ -272,13 +274,13 @@ static void queue_head(struct worker *w, struct conn *c, size_t hl, int sock)
 static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 			     int sock)
 {
-	size_t n = c->rq.file_left < SENDFILE_PART ? c->rq.file_left :
+	size_t n = c->req.file_left < SENDFILE_PART ? c->req.file_left :
 						      SENDFILE_PART;
 	struct io_uring_sqe *sqe;
 
 	queue_head(w, c, hl, sock);
 	sqe = sqe_for(w, c, OP_SENDFILE);
-	io_uring_prep_sendfile(sqe, sock, c->fslot, c->rq.file_off, n,
+	io_uring_prep_sendfile(sqe, sock, c->fslot, c->req.file_off, n,
 			       SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	return n;
@@ -288,18 +290,18 @@ static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 			   int sock)
 {
-	size_t n = c->rq.file_left;
+	size_t n = c->req.file_left;
 	struct io_uring_sqe *sqe;
 
-	if (n > (uint64_t)c->pipe_size)
-		n = c->pipe_size;
+	if (n > (uint64_t)c->pipe.size)
+		n = c->pipe.size;
 	queue_head(w, c, hl, sock);
 	sqe = sqe_for(w, c, OP_SPLICE_IN);
-	io_uring_prep_splice(sqe, c->fslot, c->rq.file_off, c->pipe_wr, -1, n,
+	io_uring_prep_splice(sqe, c->fslot, c->req.file_off, c->pipe.wr, -1, n,
 			     SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
 	sqe = sqe_for(w, c, OP_SPLICE_OUT);
-	io_uring_prep_splice(sqe, c->pipe_rd, -1, sock, -1, n,
+	io_uring_prep_splice(sqe, c->pipe.rd, -1, sock, -1, n,
 			     SPLICE_F_FD_IN_FIXED);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	return n;
@@ -308,7 +310,7 @@ static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 /* Send the next part of the file: SENDFILE, SPLICE or READ+SEND. */
 void send_chunk(struct worker *w, struct conn *c, bool first)
 {
-	bool by_pipe = !c->rq.use_read && !kc.sendfile;
+	bool by_pipe = !c->req.use_read && !kc.sendfile;
 	size_t hl = first ? c->out_len : 0;
 	int sock = conn_slot(w, c);
 	size_t n;
@@ -318,41 +320,41 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 	 * that got the size it asked for and is smaller than this file
 	 * wants is made again; one the kernel kept smaller is used as it is.
 	 */
-	if (by_pipe && c->pipe_open && first &&
-	    (unsigned int)c->pipe_size >= c->pipe_want &&
-	    (unsigned int)c->pipe_size < pipe_want(c->rq.file_left))
+	if (by_pipe && c->pipe.open && first &&
+	    (unsigned int)c->pipe.size >= c->pipe.want &&
+	    (unsigned int)c->pipe.size < pipe_want(c->req.file_left))
 		close_pipe(w, c);
-	if (by_pipe && !c->pipe_open) {
+	if (by_pipe && !c->pipe.open) {
 		make_pipe(w, c, kc.pipe_size);
 		return;
 	}
 	c->phase = PH_SEND;
 	reserve(w, 4);
-	if (c->rq.use_read && !conn_body(w, c)) {
+	if (c->req.use_read && !conn_body(w, c)) {
 		/* no memory for it: a NOP ends the response, and the
 		 * connection, unanswered (on_sent()) */
-		c->rq.failed = true;
-		c->rq.file_left = c->rq.chain_body = 0;
+		c->req.failed = true;
+		c->req.file_left = c->req.chain_body = 0;
 		io_uring_prep_nop(sqe_for(w, c, OP_SEND));
 		return;
 	}
-	if (c->rq.use_read) {
+	if (c->req.use_read) {
 		n = queue_read(w, c, hl, sock);
-		w->read_parts++;
-		w->read_bodies += first;
+		w->stats.read_parts++;
+		w->stats.read_bodies += first;
 	} else if (kc.sendfile) {
 		n = queue_sendfile(w, c, hl, sock);
-		w->sendfile_parts++;
-		w->sendfile_bodies += first;
+		w->stats.sendfile_parts++;
+		w->stats.sendfile_bodies += first;
 	} else {
 		n = queue_splice(w, c, hl, sock);
-		w->splice_parts++;
-		w->splice_bodies += first;
+		w->stats.splice_parts++;
+		w->stats.splice_bodies += first;
 	}
 	set_deadline(w, c, opt.send_ms);
-	c->rq.file_off += n;
-	c->rq.file_left -= n;
-	c->rq.chain_body = n;	/* what each op of the chain must move */
+	c->req.file_off += n;
+	c->req.file_left -= n;
+	c->req.chain_body = n;	/* what each op of the chain must move */
 }
 
 /*
@@ -362,22 +364,23 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
  * client's copy is current (If-None-Match decides alone when the request
  * has it, else If-Modified-Since), 0 to answer.
  */
-static int preconditions(const struct http_request *hr, time_t mtime,
+static int preconditions(const struct http_head *head, time_t mtime,
 			 const char *etag, size_t etag_len)
 {
-	if (hr->if_match) {
-		if (!http_etag_match(hr->if_match, hr->if_match_len, etag,
+	if (head->if_match) {
+		if (!http_etag_match(head->if_match, head->if_match_len, etag,
 				     etag_len, false))
 			return 412;
-	} else if (hr->if_unmodified_since >= 0 &&
-		   mtime > hr->if_unmodified_since) {
+	} else if (head->if_unmodified_since >= 0 &&
+		   mtime > head->if_unmodified_since) {
 		return 412;
 	}
-	if (hr->if_none_match)
-		return http_etag_match(hr->if_none_match, hr->if_none_match_len,
-				       etag, etag_len, true) ? 304 : 0;
-	return hr->if_modified_since >= 0 && mtime <= hr->if_modified_since ?
-	       304 : 0;
+	if (head->if_none_match)
+		return http_etag_match(head->if_none_match,
+				       head->if_none_match_len, etag, etag_len,
+				       true) ? 304 : 0;
+	return head->if_modified_since >= 0 &&
+	       mtime <= head->if_modified_since ? 304 : 0;
 }
 
 /*
@@ -385,17 +388,17 @@ static int preconditions(const struct http_request *hr, time_t mtime,
  * names this version of the file, by its entity tag (compared strongly: a
  * weak one never matches) or by its Last-Modified date, exactly
  */
-static bool range_applies(const struct http_request *hr, time_t mtime,
+static bool range_applies(const struct http_head *head, time_t mtime,
 			  const char *etag, size_t etag_len)
 {
-	if (!hr->range || hr->method != HTTP_GET)
+	if (!head->range || head->method != HTTP_GET)
 		return false;
-	if (!hr->if_range)
+	if (!head->if_range)
 		return true;
-	if (hr->if_range_len && hr->if_range[0] == '"')
-		return hr->if_range_len == etag_len &&
-		       !memcmp(hr->if_range, etag, etag_len);
-	return http_parse_date(hr->if_range, hr->if_range_len) == mtime;
+	if (head->if_range_len && head->if_range[0] == '"')
+		return head->if_range_len == etag_len &&
+		       !memcmp(head->if_range, etag, etag_len);
+	return http_parse_date(head->if_range, head->if_range_len) == mtime;
 }
 
 /* "Content-Range: bytes START-END/SIZE", or "bytes *\/SIZE" for a 416 */
@@ -419,9 +422,9 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 {
 	char extra[320], date_buf[HTTP_DATE_LEN], etag_buf[HTTP_ETAG_MAX];
 	struct http_out o = { extra, extra + sizeof(extra) - 1 };
-	const struct cached_file *e = c->rq.cached;
-	time_t mtime = c->rq.stx.stx_mtime.tv_sec;
-	uint64_t size = c->rq.stx.stx_size, start = 0, n = size;
+	const struct cached_file *e = c->req.cached;
+	time_t mtime = c->req.stx.stx_mtime.tv_sec;
+	uint64_t size = c->req.stx.stx_size, start = 0, n = size;
 	const char *etag = etag_buf, *date = date_buf;
 	enum http_range range = HTTP_RANGE_ALL;
 	size_t etag_len;
@@ -439,15 +442,15 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	/* the answer depends on Accept-Encoding, for every file */
 	if (opt.precompressed)
 		http_put_str(&o, "Vary: Accept-Encoding\r\n");
-	status = preconditions(&c->rq.hr, mtime, etag, etag_len);
+	status = preconditions(&c->req.head, mtime, etag, etag_len);
 	if (status == 412) {
 		*o.p = '\0';
 		error_page(w, c, 412, extra);
 		return;
 	}
-	if (status != 304 && range_applies(&c->rq.hr, mtime, etag, etag_len))
-		range = http_range(c->rq.hr.range, c->rq.hr.range_len, size,
-				   &start, &n);
+	if (status != 304 && range_applies(&c->req.head, mtime, etag, etag_len))
+		range = http_range(c->req.head.range, c->req.head.range_len,
+				   size, &start, &n);
 	if (range == HTTP_RANGE_UNSATISFIABLE) {
 		/* of the file, not of the error page: no validators */
 		put_content_range(&o, 0, 0, size);
@@ -460,9 +463,9 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	http_put_str(&o, "\r\nETag: ");
 	http_put(&o, etag, etag_len);
 	http_put_str(&o, "\r\nAccept-Ranges: bytes\r\n");
-	if (c->rq.variant) {
+	if (c->req.variant) {
 		http_put_str(&o, "Content-Encoding: ");
-		http_put_str(&o, c->rq.variant->coding);
+		http_put_str(&o, c->req.variant->coding);
 		http_put_str(&o, "\r\n");
 	}
 	if (status == 304) {
@@ -476,17 +479,17 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	*o.p = '\0';
 	write_head(w, c, range == HTTP_RANGE_ONE ? 206 : 200,
 		   http_content_type(name), n, extra);
-	c->rq.file_off = start;
-	c->rq.file_left = c->rq.no_body ? 0 : n;
+	c->req.file_off = start;
+	c->req.file_left = c->req.no_body ? 0 : n;
 	/* auto: every body by SENDFILE where the kernel has it (from 2 KiB
 	 * up it costs less than READ+SEND, at 1 KiB 1.7% more: no size
 	 * threshold pays, httpd/README.md); without
 	 * it, one that fits a buffer with the head by READ+SEND, a larger
 	 * one by SPLICE */
-	c->rq.use_read = opt.send == SEND_READ ||
+	c->req.use_read = opt.send == SEND_READ ||
 		      (opt.send == SEND_AUTO && !kc.sendfile &&
-		       c->rq.file_left + c->out_len <= CHUNK);
-	if (!c->rq.file_left) {
+		       c->req.file_left + c->out_len <= CHUNK);
+	if (!c->req.file_left) {
 		send_out(w, c, NULL, 0);
 		return;
 	}

@@ -29,7 +29,7 @@ static void sweep_deadlines(struct worker *w)
 		struct conn *c = &w->conns[i];
 
 		if ((c->phase != PH_RECV && c->phase != PH_SEND &&
-		     c->phase != PH_LINGER) || w->now_ms < c->deadline_ms)
+		     c->phase != PH_LINGER) || w->clock.now_ms < c->deadline_ms)
 			continue;
 		c->deadline_ms = UINT64_MAX;	/* one cancel */
 		c->timed_out = true;
@@ -39,30 +39,30 @@ static void sweep_deadlines(struct worker *w)
 					IORING_ASYNC_CANCEL_FD_FIXED);
 	}
 	pools_trim(w);
-	w->next_sweep_ms = w->now_ms + w->tick_ms;
+	w->clock.next_sweep_ms = w->clock.now_ms + w->clock.tick_ms;
 }
 
 static void arm_tick(struct worker *w)
 {
 	struct io_uring_sqe *sqe = sqe_for(w, NULL, OP_TICK);
 
-	io_uring_prep_timeout(sqe, &w->tick, 0, IORING_TIMEOUT_MULTISHOT);
+	io_uring_prep_timeout(sqe, &w->clock.tick, 0, IORING_TIMEOUT_MULTISHOT);
 }
 
 /* ---- the multishot RECV ---- */
 
 static char *rbuf(struct worker *w, int bid)
 {
-	return w->rbufs + (size_t)bid * RBUF;
+	return w->rbufs.mem + (size_t)bid * RBUF;
 }
 
 /* Buffer @bid back to the ring */
 static void rbuf_recycle(struct worker *w, int bid)
 {
-	io_uring_buf_ring_add(w->rbr, rbuf(w, bid), RBUF, bid,
-			      io_uring_buf_ring_mask(w->nrbufs), 0);
-	io_uring_buf_ring_advance(w->rbr, 1);
-	w->recycled++;
+	io_uring_buf_ring_add(w->rbufs.ring, rbuf(w, bid), RBUF, bid,
+			      io_uring_buf_ring_mask(w->rbufs.n), 0);
+	io_uring_buf_ring_advance(w->rbufs.ring, 1);
+	w->rbufs.recycled++;
 }
 
 static void recv_arm(struct worker *w, struct conn *c)
@@ -73,8 +73,8 @@ static void recv_arm(struct worker *w, struct conn *c)
 	io_uring_prep_recv_multishot(sqe, conn_slot(w, c), NULL, 0, 0);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_BUFFER_SELECT;
 	sqe->buf_group = RBUF_GROUP;
-	c->recv_armed = true;
-	c->recv_paused = c->recv_starved = false;
+	c->in.armed = true;
+	c->in.paused = c->in.starved = false;
 }
 
 /* Cancel the armed RECV; its last CQE (-ECANCELED) follows */
@@ -87,22 +87,22 @@ void recv_cancel(struct worker *w, struct conn *c)
 /* Take held bytes into the request buffer while it has room */
 static void recv_pull(struct worker *w, struct conn *c)
 {
-	while (c->held_first >= 0 && c->req_len < HTTP_HEAD_MAX) {
-		int bid = c->held_first;
-		size_t left = w->held_len[bid] - c->held_off;
-		size_t room = HTTP_HEAD_MAX - c->req_len;
+	while (c->in.held_first >= 0 && c->in.len < HTTP_HEAD_MAX) {
+		int bid = c->in.held_first;
+		size_t left = w->rbufs.held_len[bid] - c->in.held_off;
+		size_t room = HTTP_HEAD_MAX - c->in.len;
 		size_t n = left < room ? left : room;
 
-		memcpy(c->req + c->req_len, rbuf(w, bid) + c->held_off, n);
-		c->req_len += n;
-		c->held_off += n;
-		if (c->held_off < w->held_len[bid])
+		memcpy(c->in.buf + c->in.len, rbuf(w, bid) + c->in.held_off, n);
+		c->in.len += n;
+		c->in.held_off += n;
+		if (c->in.held_off < w->rbufs.held_len[bid])
 			break;
-		c->held_first = w->held_next[bid];
-		if (c->held_first < 0)
-			c->held_last = -1;
-		c->held_off = 0;
-		c->held_n--;
+		c->in.held_first = w->rbufs.held_next[bid];
+		if (c->in.held_first < 0)
+			c->in.held_last = -1;
+		c->in.held_off = 0;
+		c->in.held_n--;
 		rbuf_recycle(w, bid);
 	}
 }
@@ -110,28 +110,28 @@ static void recv_pull(struct worker *w, struct conn *c)
 static void recv_hold(struct worker *w, struct conn *c, int bid,
 		      unsigned int len)
 {
-	w->held_len[bid] = len;
-	w->held_next[bid] = -1;
-	if (c->held_last >= 0)
-		w->held_next[c->held_last] = bid;
+	w->rbufs.held_len[bid] = len;
+	w->rbufs.held_next[bid] = -1;
+	if (c->in.held_last >= 0)
+		w->rbufs.held_next[c->in.held_last] = bid;
 	else
-		c->held_first = bid;
-	c->held_last = bid;
-	c->held_n++;
+		c->in.held_first = bid;
+	c->in.held_last = bid;
+	c->in.held_n++;
 }
 
 /* The connection closes: what it held goes back to the ring */
 void recv_drop(struct worker *w, struct conn *c)
 {
-	while (c->held_first >= 0) {
-		int bid = c->held_first;
+	while (c->in.held_first >= 0) {
+		int bid = c->in.held_first;
 
-		c->held_first = w->held_next[bid];
+		c->in.held_first = w->rbufs.held_next[bid];
 		rbuf_recycle(w, bid);
 	}
-	c->held_last = -1;
-	c->held_n = c->held_off = 0;
-	if (c->recv_armed)
+	c->in.held_last = -1;
+	c->in.held_n = c->in.held_off = 0;
+	if (c->in.armed)
 		recv_cancel(w, c);
 }
 
@@ -141,18 +141,19 @@ void recv_drop(struct worker *w, struct conn *c)
  */
 static void recv_rearm_starved(struct worker *w)
 {
-	if (!w->recycled)
+	if (!w->rbufs.recycled)
 		return;
-	w->recycled = 0;
-	while (w->nstarved) {
-		struct conn *c = &w->conns[w->starved[--w->nstarved]];
+	w->rbufs.recycled = 0;
+	while (w->rbufs.nstarved) {
+		unsigned int i = w->rbufs.starved[--w->rbufs.nstarved];
+		struct conn *c = &w->conns[i];
 
 		c->on_starved = false;
-		if (!c->recv_starved || c->phase == PH_FREE ||
-		    c->phase == PH_CLOSE || c->recv_armed)
+		if (!c->in.starved || c->phase == PH_FREE ||
+		    c->phase == PH_CLOSE || c->in.armed)
 			continue;
-		if (w->stopping && c->phase == PH_RECV && !c->req_len) {
-			c->recv_ended = true;
+		if (w->stopping && c->phase == PH_RECV && !c->in.len) {
+			c->in.ended = true;
 			if (!c->inflight)
 				conn_close(w, c);
 			continue;
@@ -171,9 +172,9 @@ static void request_done(struct worker *w, struct conn *c);
 void conn_close(struct worker *w, struct conn *c)
 {
 	c->phase = PH_CLOSE;
-	if (c->rq.file_open)
+	if (c->req.file_open)
 		close_slot(w, c, c->fslot);
-	if (c->rq.other_open)
+	if (c->req.other_open)
 		close_slot(w, c, other_slot(c));
 	/*
 	 * The pipe stays in its slots for the next connection this struct
@@ -182,7 +183,7 @@ void conn_close(struct worker *w, struct conn *c)
 	 * 4 KiB body (httpd/README.md). A response that failed may have
 	 * left bytes in it; one that did not emptied it.
 	 */
-	if (c->pipe_open && c->rq.failed)
+	if (c->pipe.open && c->req.failed)
 		close_pipe(w, c);
 	/*
 	 * The CLOSE alone sends our FIN: 7.3 puts a slot's file once the
@@ -194,8 +195,8 @@ void conn_close(struct worker *w, struct conn *c)
 	 * re-armed the ACCEPT every 64 closes.
 	 */
 	close_slot(w, c, conn_slot(w, c));
-	c->rq.file_open = c->rq.other_open = false;
-	if (c->multishot)
+	c->req.file_open = c->req.other_open = false;
+	if (c->in.multishot)
 		recv_drop(w, c);
 }
 
@@ -254,218 +255,30 @@ static void conn_free(struct worker *w, struct conn *c)
 }
 
 
-/*
- * Open @path into @slot, linked to its STATX: relative to the slot @dir,
- * then the STATX of @slot. In stock mode relative to root_fd, between two
- * STATXs of the path: without the STATX of a slot, the file opened is the
- * one described only if the path named the same file before and after
- * the open (stock_open_steady()). Neither STATX is held beneath the root,
- * but a symlink out of it fails the open.
- */
-#define STATX_ID (STATX_INO | STATX_BTIME | STATX_CTIME)	/* same_file() */
-static void open_stat(struct worker *w, struct conn *c, int dir,
-		      const char *path, int slot, enum phase phase)
-{
-	const unsigned int mask = STATX_TYPE | STATX_MODE | STATX_SIZE |
-				  STATX_MTIME;
-	struct io_uring_sqe *sqe;
-
-	c->phase = phase;
-	c->rq.how = (struct open_how){
-		.flags = O_RDONLY | O_NONBLOCK,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	c->rq.open_res = c->rq.statx_res = c->rq.pre_res = -ECANCELED;
-	c->rq.opened_ms = w->now_ms;
-	if (stock) {
-		c->rq.open_dir = dir;
-		c->rq.open_path = path;
-		c->rq.open_slot = slot;
-		reserve(w, 3);
-		/* a hard link: the open runs, and fails as it does, whatever
-		 * the STATX before it gave */
-		sqe = sqe_for(w, c, OP_STATX_PRE);
-		io_uring_prep_statx(sqe, root_fd, path, 0, mask | STATX_ID,
-				    &c->stx_pre);
-		sqe->flags |= IOSQE_IO_HARDLINK;
-		sqe = sqe_for(w, c, OP_OPEN);
-		io_uring_prep_openat2_direct(sqe, root_fd, path, &c->rq.how,
-					     slot);
-		sqe->flags |= IOSQE_IO_LINK;
-		sqe = sqe_for(w, c, OP_STATX);
-		io_uring_prep_statx(sqe, root_fd, path, 0, mask | STATX_ID,
-				    &c->rq.stx);
-		return;
-	}
-	reserve(w, 2);
-	sqe = sqe_for(w, c, OP_OPEN);
-	io_uring_prep_openat2_direct(sqe, dir, path, &c->rq.how, slot);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-	sqe = sqe_for(w, c, OP_STATX);
-	io_uring_prep_fstatx_direct(sqe, slot, mask, &c->rq.stx);
-}
-
-/*
- * The same file: the one the STATX after the open describes, as fstat(2)
- * of it would (a file changed in place since is what any server sends).
- * The inode number alone is not enough (ext4 gives a removed file's to
- * the next new one at once): its birth time tells one life of it from
- * the next, or where the filesystem has none, its change time (which a
- * change in place moves too: such a file is opened again). A file that
- * left the path and came back between the two STATXs (renamed away and
- * back) is the one case it cannot see.
- */
-static bool same_file(const struct statx *a, const struct statx *b)
-{
-	bool born = a->stx_mask & b->stx_mask & STATX_BTIME;
-	const struct statx_timestamp *ta = born ? &a->stx_btime : &a->stx_ctime;
-	const struct statx_timestamp *tb = born ? &b->stx_btime : &b->stx_ctime;
-
-	return a->stx_ino == b->stx_ino &&
-	       a->stx_dev_major == b->stx_dev_major &&
-	       a->stx_dev_minor == b->stx_dev_minor &&
-	       (a->stx_mode & S_IFMT) == (b->stx_mode & S_IFMT) &&
-	       ta->tv_sec == tb->tv_sec && ta->tv_nsec == tb->tv_nsec;
-}
-
-/*
- * Stock mode, an open done: true when its result stands (it failed, or
- * the path named the same file before and after it). Otherwise the file
- * was replaced or removed meanwhile and the STATX may describe another
- * file than the one opened (whose bytes would go out under the other's
- * length): the open is done again, or after OPEN_TRIES the request is
- * answered 503.
- */
-#define OPEN_TRIES 8
-static bool stock_open_steady(struct worker *w, struct conn *c)
-{
-	if (c->rq.open_res < 0 ||
-	    (c->rq.pre_res >= 0 && c->rq.statx_res >= 0 &&
-	     same_file(&c->stx_pre, &c->rq.stx)))
-		return true;
-	close_slot(w, c, c->rq.open_slot);
-	if (++c->rq.open_tries >= OPEN_TRIES) {
-		error_log(w, "%s changed under each of %d opens: 503",
-			  c->rq.open_path, OPEN_TRIES);
-		respond_error(w, c, 503);
-		return false;
-	}
-	open_stat(w, c, c->rq.open_dir, c->rq.open_path, c->rq.open_slot,
-		  c->phase);
-	return false;
-}
-
-/* The directory c->path's index.html, into the other file slot */
-static void open_index(struct worker *w, struct conn *c)
-{
-	const char *path = "index.html";
-
-	if (stock) {
-		/* c->path is "." or has no trailing slash */
-		if (strcmp(c->path, "."))
-			snprintf(c->index_path, INDEX_PATH_LEN,
-				 "%s/index.html", c->path);
-		else
-			strcpy(c->index_path, path);
-		path = c->index_path;
-	}
-	open_stat(w, c, c->fslot, path, other_slot(c), PH_INDEX);
-}
-
-static int open_status(int err)
-{
-	switch (err) {
-	case -ENOENT:
-	case -ENOTDIR:
-		return 404;
-	case -EACCES:
-	case -EPERM:
-	case -EXDEV:	/* RESOLVE_BENEATH: out of the root */
-	case -ELOOP:	/* a magic link, or a symlink loop */
-	case -ENXIO:	/* a socket or a FIFO */
-		return 403;
-	case -ENAMETOOLONG:
-		return 414;
-	default:
-		return 500;
-	}
-}
-
-/* What --precompressed looks for beside FILE, in this order */
-static const struct variant variants[] = {
-	{ ".br", "br" },
-	{ ".gz", "gzip" },
-};
-#define NR_VARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
-
-/*
- * The next precompressed variant of c->path that the request accepts,
- * after c->rq.variant: c->path gets its suffix. False, with c->path the
- * request's path again, when there is none left (or none is looked for).
- */
-static bool next_variant(struct conn *c)
-{
-	int i = c->rq.variant ? c->rq.variant - variants + 1 : 0;
-
-	c->path[c->rq.path_len] = '\0';
-	c->rq.variant = NULL;
-	/* not for the root, "." (a directory, whose index is not looked up
-	 * in variants) */
-	if (!opt.precompressed || c->rq.dir_slash || !strcmp(c->path, ".") ||
-	    c->rq.path_len + 4 > PATH_MAX_LEN)
-		return false;
-	for (; i < NR_VARIANTS; i++)
-		if (http_accepts(c->rq.hr.accept_encoding,
-				 c->rq.hr.accept_encoding_len,
-				 variants[i].coding)) {
-			c->rq.variant = &variants[i];
-			strcpy(c->path + c->rq.path_len, variants[i].suffix);
-			return true;
-		}
-	return false;
-}
-
-/*
- * Serve c->path, from the cache or by opening it: first the variants the
- * request accepts, each until one is there, then the file itself.
- */
-static void open_variant_or_file(struct worker *w, struct conn *c)
-{
-	bool variant = next_variant(c);
-
-	if (cache_lookup(w, c)) {
-		c->path[c->rq.path_len] = '\0';
-		serve_file(w, c, c->path);
-		return;
-	}
-	c->fslot = c->slot_a;
-	open_stat(w, c, SLOT_ROOT, c->path, c->fslot,
-		  variant ? PH_VARIANT : PH_OPEN);
-}
-
 static void handle_request(struct worker *w, struct conn *c)
 {
 	int ret;
 
-	c->rq.no_body = c->rq.hr.method == HTTP_HEAD;
+	c->req.no_body = c->req.head.method == HTTP_HEAD;
 	/* a body we do not read would be taken for the next request */
-	c->keepalive = c->rq.hr.keepalive && !w->stopping && !c->rq.hr.has_body;
-	if (c->rq.hr.method == HTTP_OTHER) {
+	c->keepalive = c->req.head.keepalive && !w->stopping &&
+		       !c->req.head.has_body;
+	if (c->req.head.method == HTTP_OTHER) {
 		respond_error(w, c, 405);
 		return;
 	}
-	if (c->rq.hr.has_body) {
+	if (c->req.head.has_body) {
 		respond_error(w, c, 413);
 		return;
 	}
-	ret = http_path(c->rq.hr.target, c->rq.hr.target_len, c->path,
-			PATH_MAX_LEN, &c->rq.dir_slash);
+	ret = http_path(c->req.head.target, c->req.head.target_len, c->path,
+			PATH_MAX_LEN, &c->req.dir_slash);
 	if (ret) {
 		respond_error(w, c, ret);
 		return;
 	}
-	c->rq.path_len = strlen(c->path);
-	open_variant_or_file(w, c);
+	c->req.path_len = strlen(c->path);
+	open_path(w, c);
 }
 
 /* Parse what the buffer holds: answer a whole request, or read more. */
@@ -473,26 +286,26 @@ static void next_request(struct worker *w, struct conn *c)
 {
 	int ret;
 
-	c->rq = (struct request){ 0 };
-	c->head_len = 0;
+	c->req = (struct request){ 0 };
+	c->in.head_len = 0;
 	conn_body_put(w, c);
-	if (c->multishot)
+	if (c->in.multishot)
 		recv_pull(w, c);
-	if (!c->req_len) {
+	if (!c->in.len) {
 		arm_recv(w, c);
 		return;
 	}
-	ret = http_parse(c->req, c->req_len, &c->rq.hr);
+	ret = http_parse(c->in.buf, c->in.len, &c->req.head);
 	if (ret == 1) {
 		arm_recv(w, c);
 		return;
 	}
-	w->requests++;
+	w->stats.requests++;
 	if (ret) {
 		respond_and_close(w, c, ret);
 		return;
 	}
-	c->head_len = c->rq.hr.head_len;
+	c->in.head_len = c->req.head.head_len;
 	handle_request(w, c);
 }
 
@@ -501,33 +314,33 @@ static void arm_recv(struct worker *w, struct conn *c)
 	struct io_uring_sqe *sqe;
 	unsigned int ms = opt.idle_ms;
 
-	if (w->stopping && !c->req_len) {
+	if (w->stopping && !c->in.len) {
 		conn_close(w, c);
 		return;
 	}
-	if (c->req_len) {
-		uint64_t spent = w->now_ms - c->head_start;
+	if (c->in.len) {
+		uint64_t spent = w->clock.now_ms - c->in.head_start;
 
 		ms = spent < opt.header_ms ? opt.header_ms - spent : 1;
 	}
 	c->phase = PH_RECV;
-	c->recv_res = -ECANCELED;
+	c->in.res = -ECANCELED;
 	c->timed_out = false;
 	set_deadline(w, c, ms);
-	if (c->multishot) {
-		/* what is in req is parsed: wait for more */
-		c->req_seen = c->req_len;
-		if (c->recv_ended) {
+	if (c->in.multishot) {
+		/* what is in in.buf is parsed: wait for more */
+		c->in.seen = c->in.len;
+		if (c->in.ended) {
 			if (!c->inflight)
 				recv_end(w, c);
-		} else if (!c->recv_armed && !c->recv_starved) {
+		} else if (!c->in.armed && !c->in.starved) {
 			recv_arm(w, c);
 		}
 		return;
 	}
 	sqe = sqe_for(w, c, OP_RECV);
-	io_uring_prep_recv(sqe, conn_slot(w, c), c->req + c->req_len,
-			   HTTP_HEAD_MAX - c->req_len, 0);
+	io_uring_prep_recv(sqe, conn_slot(w, c), c->in.buf + c->in.len,
+			   HTTP_HEAD_MAX - c->in.len, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
 }
 
@@ -535,7 +348,7 @@ static void arm_recv(struct worker *w, struct conn *c)
 static void recv_end(struct worker *w, struct conn *c)
 {
 	/* a timeout in the middle of a request head is a 408 */
-	if (c->timed_out && c->req_len && !w->stopping) {
+	if (c->timed_out && c->in.len && !w->stopping) {
 		respond_and_close(w, c, 408);
 		return;
 	}
@@ -548,15 +361,15 @@ static void recv_end(struct worker *w, struct conn *c)
  */
 static void recv_ready(struct worker *w, struct conn *c)
 {
-	if (c->req_len > c->req_seen) {
-		if (!c->req_seen)
-			c->head_start = w->now_ms;
+	if (c->in.len > c->in.seen) {
+		if (!c->in.seen)
+			c->in.head_start = w->clock.now_ms;
 		next_request(w, c);
-	} else if (c->recv_ended) {
+	} else if (c->in.ended) {
 		recv_end(w, c);
-	} else if (w->stopping && !c->req_len) {
+	} else if (w->stopping && !c->in.len) {
 		conn_close(w, c);
-	} else if (!c->recv_armed && !c->recv_starved) {
+	} else if (!c->in.armed && !c->in.starved) {
 		recv_arm(w, c);		/* it was paused or stopped meanwhile */
 	}
 }
@@ -581,28 +394,29 @@ static void on_recv_multishot(struct worker *w, struct conn *c,
 		}
 	}
 	if (!(cqe->flags & IORING_CQE_F_MORE)) {
-		bool pause = c->recv_paused && !c->timed_out && !w->stopping;
+		bool pause = c->in.paused && !c->timed_out && !w->stopping;
 
-		c->recv_armed = false;
+		c->in.armed = false;
 		if (res == -ENOBUFS) {
 			if (!c->on_starved)
-				w->starved[w->nstarved++] = conn_index(w, c);
-			c->on_starved = c->recv_starved = true;
-			w->recv_starved++;
+				w->rbufs.starved[w->rbufs.nstarved++] =
+					conn_index(w, c);
+			c->on_starved = c->in.starved = true;
+			w->stats.recv_starved++;
 		} else if (res <= 0 && !(res == -ECANCELED && pause)) {
-			c->recv_ended = true;	/* EOF, an error, a timeout */
+			c->in.ended = true;	/* EOF, an error, a timeout */
 		}
 		/* otherwise stopped: armed again when more is wanted */
 	}
 	if (c->phase == PH_CLOSE) {
-		if (!c->recv_armed && !c->inflight)
+		if (!c->in.armed && !c->inflight)
 			conn_free(w, c);
 		return;
 	}
 	/* a client that sends far ahead waits, in its socket */
-	if (c->recv_armed && c->held_n >= HELD_MAX && !c->recv_paused) {
-		c->recv_paused = true;
-		w->recv_pauses++;
+	if (c->in.armed && c->in.held_n >= HELD_MAX && !c->in.paused) {
+		c->in.paused = true;
+		w->stats.recv_pauses++;
 		recv_cancel(w, c);
 	}
 	if (c->phase == PH_RECV && !c->inflight)
@@ -611,116 +425,49 @@ static void on_recv_multishot(struct worker *w, struct conn *c,
 
 static void on_recv(struct worker *w, struct conn *c)
 {
-	if (c->multishot) {
+	if (c->in.multishot) {
 		recv_ready(w, c);
 		return;
 	}
-	if (c->recv_res <= 0) {
+	if (c->in.res <= 0) {
 		recv_end(w, c);
 		return;
 	}
-	if (!c->req_len)
-		c->head_start = w->now_ms;
-	c->req_len += c->recv_res;
+	if (!c->in.len)
+		c->in.head_start = w->clock.now_ms;
+	c->in.len += c->in.res;
 	next_request(w, c);
-}
-
-static void on_open(struct worker *w, struct conn *c)
-{
-	bool index = c->phase == PH_INDEX;
-	int mode = c->rq.stx.stx_mode & S_IFMT;
-
-	if (stock && !stock_open_steady(w, c))
-		return;
-	/* a variant that is not there, or not a regular file: the next */
-	if (c->phase == PH_VARIANT &&
-	    (c->rq.open_res < 0 || c->rq.statx_res < 0 || mode != S_IFREG)) {
-		if (c->rq.open_res >= 0)
-			close_slot(w, c, c->fslot);
-		open_variant_or_file(w, c);
-		return;
-	}
-
-	if (c->rq.open_res < 0) {
-		if (index && c->rq.open_res == -ENOENT) {
-			list_directory(w, c);
-			return;
-		}
-		if (open_status(c->rq.open_res) != 404)
-			error_log(w, "opening %s%s under the root: %s", c->path,
-				  index ? "/index.html" : "",
-				  strerror(-c->rq.open_res));
-		respond_error(w, c, open_status(c->rq.open_res));
-		return;
-	}
-	if (index) {
-		c->rq.other_open = true;
-		/* serve index.html from the other slot, close the directory */
-		c->fslot = other_slot(c);
-	} else {
-		c->rq.file_open = true;
-	}
-	if (c->rq.statx_res < 0) {
-		respond_error(w, c, 500);
-		return;
-	}
-	if (mode == S_IFDIR && !index) {
-		if (!c->rq.dir_slash && strcmp(c->path, ".")) {
-			respond_redirect(w, c);
-			return;
-		}
-		open_index(w, c);
-		return;
-	}
-	if (index) {
-		close_slot(w, c, other_slot(c));
-		c->rq.other_open = false;
-	}
-	if (mode != S_IFREG || (c->rq.dir_slash && !index)) {
-		respond_error(w, c, mode != S_IFREG ? 403 : 404);
-		return;
-	}
-	if (!index) {
-		int old = cache_adopt(w, c);
-
-		if (c->rq.cached)
-			c->rq.file_open = false;	/* the entry's now */
-		if (old >= 0)
-			close_slot(w, c, old);
-	}
-	c->path[c->rq.path_len] = '\0';	/* a variant's type is its file's */
-	serve_file(w, c, index ? "index.html" : c->path);
 }
 
 static void request_done(struct worker *w, struct conn *c)
 {
-	log_request(w, c, c->rq.sent);
-	cache_release(c, c->rq.file_changed);
-	if (c->rq.file_open)
+	log_request(w, c, c->req.sent);
+	cache_release(c, c->req.file_changed);
+	if (c->req.file_open)
 		close_slot(w, c, c->fslot);
-	if (c->rq.other_open)
+	if (c->req.other_open)
 		close_slot(w, c, other_slot(c));
-	c->rq.file_open = c->rq.other_open = false;
-	if (c->rq.failed || !c->keepalive || !c->head_len) {
+	c->req.file_open = c->req.other_open = false;
+	if (c->req.failed || !c->keepalive || !c->in.head_len) {
 		conn_end(w, c);
 		return;
 	}
 	/* kept alive after a request: the multishot RECV from now on */
-	if (w->rbr)
-		c->multishot = true;
+	if (w->rbufs.ring)
+		c->in.multishot = true;
 	/* pipelining: what followed this request's head is the next one */
-	c->req_len -= c->head_len;
-	memmove(c->req, c->req + c->head_len, c->req_len);
-	c->head_len = 0;
-	c->head_start = w->now_ms;
+	c->in.len -= c->in.head_len;
+	memmove(c->in.buf, c->in.buf + c->in.head_len, c->in.len);
+	c->in.head_len = 0;
+	c->in.head_start = w->clock.now_ms;
 	next_request(w, c);
 }
 
 static void on_sent(struct worker *w, struct conn *c)
 {
-	if (!c->rq.failed)
-		c->rq.sent += c->rq.chain_body;
-	if (!c->rq.failed && c->rq.file_left) {
+	if (!c->req.failed)
+		c->req.sent += c->req.chain_body;
+	if (!c->req.failed && c->req.file_left) {
 		send_chunk(w, c, false);
 		return;
 	}
@@ -735,9 +482,13 @@ static void advance(struct worker *w, struct conn *c)
 		on_recv(w, c);
 		break;
 	case PH_OPEN:
+		on_open_file(w, c);
+		break;
 	case PH_VARIANT:
+		on_open_variant(w, c);
+		break;
 	case PH_INDEX:
-		on_open(w, c);
+		on_open_index(w, c);
 		break;
 	case PH_DENTS:
 		on_dents(w, c);
@@ -756,7 +507,7 @@ static void advance(struct worker *w, struct conn *c)
 		break;
 	case PH_CLOSE:
 		/* and the multishot RECV's last CQE (on_recv_multishot()) */
-		if (!c->recv_armed)
+		if (!c->in.armed)
 			conn_free(w, c);
 		break;
 	case PH_FREE:
@@ -777,7 +528,7 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
 		return;
 	}
 	if (cqe->res < 0 || cqe->res < SLOT_CONN ||
-	    cqe->res >= SLOT_CONN + (int)w->nconn) {
+	    cqe->res >= conn_slots_first(w->nconn)) {
 		if (cqe->res >= 0)
 			error_log(w, "ACCEPT gave slot %d", cqe->res);
 		else if (cqe->res == -ENFILE)
@@ -790,7 +541,7 @@ static void on_accept(struct worker *w, struct io_uring_cqe *cqe,
 	conn_slots(w, c);
 	c->peer = a->sa;
 	c->peer_len = a->len;
-	w->accepted++;
+	w->stats.accepted++;
 	w->active++;
 	arm_accept(w);
 	/*
@@ -810,12 +561,8 @@ static void conn_start(struct worker *w, struct conn *c)
 {
 	c->phase = PH_RECV;
 	c->inflight = 0;
-	c->req_len = c->head_len = c->req_seen = 0;
-	c->recv_armed = c->recv_paused = c->recv_starved = false;
-	c->recv_ended = c->multishot = false;
-	c->held_first = c->held_last = -1;
-	c->held_n = c->held_off = 0;
-	c->rq = (struct request){ 0 };	/* the pipe: conn_close() */
+	c->in = (struct conn_in){ .held_first = -1, .held_last = -1 };
+	c->req = (struct request){ 0 };	/* the pipe: conn_close() */
 	if (!conn_heads(w, c)) {
 		conn_close(w, c);
 		return;
@@ -825,7 +572,7 @@ static void conn_start(struct worker *w, struct conn *c)
 		if (!w->stopping)
 			limit_reached(w, "--max-conns: a connection answered "
 				      "503");
-		w->rejected++;
+		w->stats.rejected++;
 		respond_and_close(w, c, 503);
 		return;
 	}
@@ -839,26 +586,26 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 
 	switch (op) {
 	case OP_RECV:
-		c->recv_res = res;
+		c->in.res = res;
 		break;
 	case OP_OPEN:
-		c->rq.open_res = res;
+		c->open.res = res;
 		break;
 	case OP_STATX:
-		c->rq.statx_res = res;
+		c->open.statx_res = res;
 		break;
 	case OP_STATX_PRE:
-		c->rq.pre_res = res;
+		c->open.pre_res = res;
 		break;
 	case OP_DENTS:
-		c->rq.dents_res = res;
-		c->rq.dents_flags = cqe->flags;
+		c->list.dents_res = res;
+		c->list.dents_flags = cqe->flags;
 		break;
 	case OP_INSTALL:
-		c->rq.install_res = res;	/* the descriptor */
+		c->list.install_res = res;	/* the descriptor */
 		break;
 	case OP_PIPE_FD:
-		c->pipe_fd = res;
+		c->pipe.fd = res;
 		break;
 	case OP_EXPIRE:
 		/* nothing on the socket yet (a READ first): the next sweep */
@@ -875,17 +622,17 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		 * (SEND waits for all of it); on_pipe() answers a PIPE that
 		 * failed */
 		if (op != OP_PIPE && (res < 0 || (op != OP_SEND &&
-				      (size_t)res != c->rq.chain_body)))
-			c->rq.failed = true;
+				      (size_t)res != c->req.chain_body)))
+			c->req.failed = true;
 		/* the file gave less than its STATX said */
 		if ((op == OP_READ || op == OP_SPLICE_IN ||
 		     (op == OP_SENDFILE && res >= 0)) &&
-		    (size_t)res != c->rq.chain_body)
-			c->rq.file_changed = true;
+		    (size_t)res != c->req.chain_body)
+			c->req.file_changed = true;
 		if (op == OP_PIPE && res < 0)
-			c->pipe_open = false;
+			c->pipe.open = false;
 		if (op == OP_PIPE && res > 0)
-			c->pipe_size = res;	/* sized by PIPE */
+			c->pipe.size = res;	/* sized by PIPE */
 		break;
 	default:
 		break;
@@ -894,8 +641,8 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 
 static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 {
-	enum op op = cqe->user_data >> 32;
-	unsigned int idx = (uint32_t)cqe->user_data;
+	enum op op = ud_op(cqe->user_data);
+	unsigned int idx = ud_idx(cqe->user_data);
 	struct conn *c;
 
 	if (op == OP_ACCEPT) {
@@ -905,7 +652,7 @@ static void handle_cqe(struct worker *w, struct io_uring_cqe *cqe)
 	if (idx == NO_CONN) {
 		switch (op) {
 		case OP_LOG:
-			w->log_busy = false;
+			w->log.busy = false;
 			break;
 		case OP_WAKE:		/* signals.c */
 			stop_worker(w, cqe->res);
@@ -953,12 +700,12 @@ static void clock_tick(struct worker *w)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	w->now_ms = ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+	w->clock.now_ms = ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	if (ts.tv_sec != w->now) {
-		w->now = ts.tv_sec;
-		http_date(w->now, w->date);
-		http_log_date(w->now, w->log_date);
+	if (ts.tv_sec != w->clock.now) {
+		w->clock.now = ts.tv_sec;
+		http_date(w->clock.now, w->clock.date);
+		http_log_date(w->clock.now, w->clock.log_date);
 	}
 }
 
@@ -975,7 +722,7 @@ void serve(struct worker *w)
 	clock_tick(w);
 	arm_accept(w);
 	arm_tick(w);
-	w->next_sweep_ms = w->now_ms;
+	w->clock.next_sweep_ms = w->clock.now_ms;
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		unsigned int head, n = 0;
@@ -984,7 +731,7 @@ void serve(struct worker *w)
 		signals_check(w);
 		if (w->stopping && drained(w)) {
 			log_flush(w);
-			if (!w->log_busy && !w->log_len &&
+			if (!w->log.busy && !w->log.len &&
 			    !io_uring_sq_ready(&w->ring))
 				break;
 		}
@@ -1000,9 +747,9 @@ void serve(struct worker *w)
 			n++;
 		}
 		io_uring_cq_advance(&w->ring, n);
-		if (w->nstarved)
+		if (w->rbufs.nstarved)
 			recv_rearm_starved(w);
-		if (w->now_ms >= w->next_sweep_ms)
+		if (w->clock.now_ms >= w->clock.next_sweep_ms)
 			sweep_deadlines(w);
 	}
 }

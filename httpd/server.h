@@ -42,6 +42,7 @@
  * (whom it serves as: root dropped after set-up), setup.c (the
  * kernel check, each worker's ring, table, buffers, listener, root and
  * log), serve.c (the event loop and the phases of a connection),
+ * open.c (a request's file: from the cache, or opened and STATXed),
  * pool.c (the one --max-conns of all threads, the buffers that follow use),
  * signals.c (stop, drain, reopen),
  * respond.c (heads, errors, redirects and bodies: READ+SEND or SPLICE),
@@ -67,6 +68,12 @@
 #define SLOT_ROOT	1
 #define SLOT_LOG	2
 #define SLOT_CONN	3
+/* after the connections' slots, CONN_SLOTS per connection, in this order */
+#define CONN_SLOT_A	0	/* its file slots */
+#define CONN_SLOT_B	1
+#define CONN_PIPE_RD	2	/* its pipe's ends: PIPE fills two in a row */
+#define CONN_PIPE_WR	3
+#define CONN_SLOTS	4
 
 #define CHUNK		65536	/* body bytes per READ+SEND */
 #define PIPE_MAX	(1 << 20)	/* largest pipe asked for, per SPLICE pair */
@@ -90,12 +97,20 @@
 #define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
 #define POOL_CHUNK	16	/* buffers mapped at once (pool.c) */
 #define PATH_MAX_LEN	(HTTP_TARGET_MAX + 16)	/* c->path */
-#define INDEX_PATH_LEN	(HTTP_TARGET_MAX + 32)	/* c->index_path */
-/* a connection's own buffers, ACCEPT to close: out, path, req, index_path */
+#define OPEN_NAME_LEN	(HTTP_TARGET_MAX + 32)	/* c->name */
+/* a connection's own buffers, ACCEPT to close: out, path, in.buf, name */
 #define HEADS_SIZE	(OUT_MAX + PATH_MAX_LEN + HTTP_HEAD_MAX + \
-			 INDEX_PATH_LEN)
+			 OPEN_NAME_LEN)
+/*
+ * What an open connection holds, in KiB (--help): its struct and its
+ * head buffers; a body buffer (CHUNK) more while it has one
+ */
+#define CONN_KIB	((HEADS_SIZE + sizeof(struct conn) + 512) / 1024)
 
 enum send_mode { SEND_AUTO, SEND_SENDFILE, SEND_SPLICE, SEND_READ };
+/* --send's names, by enum send_mode (options.c) */
+extern const char *const send_mode_names[];
+#define NR_SEND_MODES	(SEND_READ + 1)
 enum recv_mode { RECV_MULTISHOT, RECV_SINGLE };
 
 struct options {
@@ -240,118 +255,151 @@ struct cached_file {
  * one assignment, for each request a connection brings.
  */
 struct request {
-	struct http_request hr;
-	uint64_t opened_ms;		/* ms, its OPENAT2 and STATX sent */
-	/* results of the phase's requests */
-	int open_res, statx_res, dents_res;
-	int install_res;		/* FIXED_FD_INSTALL: the descriptor */
-	unsigned int dents_flags;
-	struct statx stx;
+	struct http_head head;		/* its head, parsed (http.c) */
 	/*
-	 * stock mode: the result of the path's STATX before its open
-	 * (conn's stx_pre; stx is the one after), and the open, to be done
-	 * again if they differ
+	 * its file (open.c): the STATX of the file opened, or what the
+	 * cache's entry knows of it (cached: the file is that entry's
+	 * slot), and whether the connection's file slots hold a file
 	 */
-	int pre_res;
-	int open_dir, open_slot;
-	const char *open_path;
-	unsigned int open_tries;
-	struct open_how how;
-	struct cached_file *cached;	/* the file is this entry's slot */
-	bool file_open, other_open;	/* its file slots hold a file */
+	struct statx stx;
+	struct cached_file *cached;
+	bool file_open, other_open;
+	unsigned int open_tries;	/* stock: opens done again */
+	bool dir_slash;			/* the target ended with '/' */
+	/*
+	 * --precompressed: the variant being opened or served (c->name is
+	 * c->path, path_len bytes, and its suffix), NULL for the file itself
+	 */
+	const struct variant *variant;
+	size_t path_len;
+	/* the response (respond.c) */
+	int status;
 	bool failed;			/* answered in part: close after */
 	bool file_changed;		/* short READ, SENDFILE or SPLICE */
 	bool no_body;			/* HEAD, or an error's answer to one */
 	bool use_read;			/* this body: READ+SEND */
-	bool dir_slash;
-	/*
-	 * --precompressed: the variant c->path names now (c->path is the
-	 * request's path, path_len bytes, and the variant's suffix), NULL
-	 * for the file itself
-	 */
-	const struct variant *variant;
-	size_t path_len;
-	/* the response */
-	int status;
 	uint64_t file_off, file_left;
 	uint64_t chain_body;		/* body bytes the chain in flight moves */
 	uint64_t sent;			/* body bytes sent, for the log */
 };
 
-/* A precompressed variant of a file: FILE.br, FILE.gz (serve.c) */
+/* A precompressed variant of a file: FILE.br, FILE.gz (open.c) */
 struct variant {
 	const char *suffix;
 	const char *coding;		/* its Content-Encoding */
 };
 
 /*
+ * A connection's receive side (serve.c), started afresh at its ACCEPT:
+ * the request being read, in buf (HTTP_HEAD_MAX bytes, from the heads
+ * pool: pool.c), len bytes of it, its head head_len of them once parsed
+ * (0 before), seen of them parsed the last time.
+ *
+ * The multishot RECV (--recv multishot), armed once the connection is
+ * kept alive after its first request (that one comes by a RECV of its
+ * own, so that a connection per request cancels nothing), until its last
+ * CQE; not counted in inflight. What it brings waits in its provided
+ * buffers, oldest first (held_first, linked by the worker's
+ * rbufs.held_next), until buf has room; held_off bytes of the first are
+ * taken. Paused (cancelled) while HELD_MAX buffers wait, starved when the
+ * ring had none (and then on the worker's rbufs.starved until buffers
+ * come back), ended by EOF, an error or a cancel that was not a pause.
+ */
+struct conn_in {
+	char *buf;
+	size_t len, head_len, seen;
+	uint64_t head_start;		/* ms, first byte of this request */
+	int res;			/* the RECV's */
+	bool multishot;			/* its RECV is the multishot one */
+	bool armed, paused, starved, ended;
+	int held_first, held_last;
+	unsigned int held_n, held_off;
+};
+
+/*
+ * The open in flight (open.c), each field set when it is sent: what it
+ * opens (name, relative to the slot dir, into slot) and how, when, and
+ * what its OPENAT2 and STATXs gave. In stock mode the name's STATX before
+ * the open too (stx_pre; the request's stx is the one after), to open it
+ * again if they differ.
+ */
+struct conn_open {
+	struct open_how how;
+	int dir, slot;
+	const char *name;
+	uint64_t sent_ms;		/* ms, its OPENAT2 and STATX sent */
+	int res, statx_res, pre_res;
+	struct statx stx_pre;
+};
+
+/*
+ * The connection's pipe (respond.c): its slots (after the file slots),
+ * made when it first sends a file by SPLICE and kept for the next
+ * connection this struct serves (conn_close())
+ */
+struct conn_pipe {
+	int rd, wr;			/* its slots */
+	bool open;
+	int fds[2];			/* PIPE's answer: rd, wr */
+	bool sized;			/* PIPE was asked for a size */
+	int fd;				/* wr installed, for its size */
+	int size;			/* what one SPLICE pair moves */
+	unsigned int want;		/* the size asked for */
+};
+
+/*
  * A directory listing being gathered in the body buffer (listing.c): @n
  * names in @used bytes of records, making @html bytes of entries, of
- * @total seen; once @cut, only names up to @last are taken
+ * @total seen; once @cut, only names up to @last are taken. The results
+ * of its GETDENTS (or stock mode's FIXED_FD_INSTALL) with them.
  */
 struct listing {
 	unsigned int n, total;
 	size_t used, html, head;
 	bool cut;
+	int dents_res, install_res;	/* install_res: the descriptor */
+	unsigned int dents_flags;
 	char last[256];
 };
 
-/* A connection: its socket's slot, its buffers, and the request in hand. */
+/*
+ * A connection: its socket's slot, its buffers, and the request in hand;
+ * each part in the room of the file that owns it.
+ */
 struct conn {
+	/* the state machine (serve.c) */
 	enum phase phase;
 	unsigned int inflight;		/* SQEs whose CQE has not come */
-	int slot_a, slot_b;		/* file slots; fslot is the open one */
-	int pipe_rd, pipe_wr;		/* the pipe's slots, after slot_b */
-	int fslot;
-	bool pipe_open;
+	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
 	bool keepalive, timed_out;
 	bool accept_pending;		/* accepted before the last one freed */
 	bool admitted;			/* holds one of --max-conns' places */
-	/* stock mode: the path's STATX before its open (struct request) */
-	struct statx stx_pre;
+	/* its index is on the worker's rbufs.starved: outlives a close */
+	bool on_starved;
+	int slot_a, slot_b;		/* file slots; fslot is the open one */
+	int fslot;
 	/*
-	 * the request being read: buffer, bytes in it, its head's length;
-	 * out, path, req and index_path are taken from the worker's heads
-	 * at the ACCEPT and given back at the close, body from its bodies
-	 * when a response or a linger needs it (pool.c); NULL when not held
+	 * its buffers: out, path and name (and in.buf) are taken
+	 * from the worker's heads at the ACCEPT and given back at the
+	 * close, body from its bodies when a response or a linger needs it
+	 * (pool.c); NULL when not held
 	 */
 	struct pool_ref heads_ref, body_ref;
-	char *req;
-	size_t req_len, head_len;
-	/*
-	 * The multishot RECV (--recv multishot), armed once the connection
-	 * is kept alive after its first request (that one comes by a RECV
-	 * of its own, so that a connection per request cancels nothing),
-	 * until its last CQE; not counted in inflight. What it brings
-	 * waits in its provided buffers, oldest first (held_first, linked by
-	 * worker.held_next), until req has room; held_off bytes of the first
-	 * are taken. Paused (cancelled) while HELD_MAX buffers wait, starved
-	 * when the ring had none (and then on worker.starved until buffers
-	 * come back), ended by EOF, an error or a cancel that was not a pause.
-	 */
-	bool recv_armed, recv_paused, recv_starved, recv_ended;
-	bool on_starved;		/* its index is on worker.starved */
-	bool multishot;			/* its RECV is the multishot one */
-	int held_first, held_last;
-	unsigned int held_n, held_off;
-	size_t req_seen;		/* req_len when last parsed */
-	uint64_t head_start;		/* ms, first byte of this request */
-	int recv_res;
-	uint64_t deadline_ms;		/* its RECV or SEND is cancelled then */
-	size_t drained;			/* linger.c: bytes read and dropped */
-	struct request rq;
-	/* the request's target, decoded, and (stock) its path/index.html */
-	char *path;			/* PATH_MAX_LEN bytes, after out */
-	char *index_path;		/* INDEX_PATH_LEN bytes, after req */
 	char *out;			/* head (and small bodies): first */
 	size_t out_len;
+	/*
+	 * the request's target, decoded (the request's path, always), and
+	 * the name being opened when it is not that path (open.c)
+	 */
+	char *path;			/* PATH_MAX_LEN bytes, after out */
+	char *name;			/* OPEN_NAME_LEN bytes, after in.buf */
 	char *body;			/* CHUNK bytes, registered for READ */
+	struct conn_in in;
+	struct request req;
+	struct conn_open open;
+	struct conn_pipe pipe;
 	struct listing list;		/* a listing being made (listing.c) */
-	int pipe_fds[2];		/* PIPE's answer: pipe_rd, pipe_wr */
-	bool pipe_sized;		/* PIPE was asked for a size */
-	int pipe_fd;			/* pipe_wr installed, for its size */
-	int pipe_size;			/* what one SPLICE pair moves */
-	unsigned int pipe_want;		/* the size asked for */
+	size_t drained;			/* linger.c: bytes read and dropped */
 	/* for the access log: the address its ACCEPT gave (0: none) */
 	struct sockaddr_in6 peer;
 	socklen_t peer_len;
@@ -362,6 +410,58 @@ struct accept_addr {
 	struct sockaddr_in6 sa;
 	socklen_t len;
 	bool busy;
+};
+
+/* A worker's clock (serve.c's clock_tick()), and its tick */
+struct worker_clock {
+	uint64_t now_ms;
+	time_t now;
+	char date[HTTP_DATE_LEN];		/* now, for the Date header */
+	char log_date[HTTP_LOG_DATE_LEN];	/* and for the log */
+	unsigned int tick_ms;		/* between sweeps of the deadlines */
+	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
+	uint64_t next_sweep_ms;
+};
+
+/*
+ * The access log (log.c): lines gather in buf[fill]; the other is being
+ * written
+ */
+struct worker_log {
+	char buf[2][LOG_MAX];
+	size_t len;
+	uint64_t since_ms;	/* when the first of len came */
+	int fill;
+	bool busy;
+	bool reopening;		/* its OPENAT is in flight: no WRITE */
+	uint64_t limit_ms;	/* limit_reached() last said one */
+};
+
+/* The multishot RECVs' provided buffers (ring NULL: a RECV per request) */
+struct worker_rbufs {
+	struct io_uring_buf_ring *ring;
+	char *mem;
+	unsigned int n;
+	int *held_next;			/* per buffer: the next one held */
+	unsigned int *held_len;		/* per buffer: the bytes it holds */
+	unsigned int *starved;		/* connections to re-arm */
+	unsigned int nstarved;
+	unsigned int recycled;		/* buffers back since the last re-arm */
+};
+
+/* The open-file cache (cache.c), most recently used first */
+struct worker_cache {
+	struct cached_file *files;	/* NULL: no cache */
+	int *buckets;
+	unsigned int nbuckets;
+	int lru_first, lru_last;
+};
+
+/* Counters for --stats */
+struct worker_stats {
+#define HTTPD_COUNTER_FIELD(field, name) unsigned long field;
+	HTTPD_COUNTERS(HTTPD_COUNTER_FIELD)
+#undef HTTPD_COUNTER_FIELD
 };
 
 struct worker {
@@ -378,50 +478,38 @@ struct worker {
 	struct accept_addr accept_addr[ACCEPT_DEPTH];
 	bool accept_try_first;		/* the kernel has no ACCEPT_POLL_FIRST */
 	bool listening;			/* SLOT_LISTEN holds the listener */
+	/* signals.c */
 	bool stopping;			/* SIGINT/SIGTERM: finish, then exit */
 	uint64_t drain_deadline_ms;	/* stopping: exit then, at the latest */
 	bool drain_cut;			/* it passed with connections open */
-	uint64_t limit_logged_ms;	/* limit_reached() last said one */
-	uint64_t now_ms;
-	unsigned int tick_ms;		/* between sweeps of the deadlines */
-	struct __kernel_timespec tick;	/* the same, for the TIMEOUT */
-	uint64_t next_sweep_ms;
-	time_t now;
-	char date[HTTP_DATE_LEN];		/* now, for the Date header */
-	char log_date[HTTP_LOG_DATE_LEN];	/* and for the log */
-	/* access log: lines gather in log[fill]; the other is being written */
-	char log[2][LOG_MAX];
-	size_t log_len;
-	uint64_t log_since_ms;	/* when the first of log_len came */
-	int log_fill;
-	bool log_busy;
-	bool log_reopening;		/* its OPENAT is in flight: no WRITE */
-	/* the multishot RECVs' provided buffers (NULL: a RECV per request) */
-	struct io_uring_buf_ring *rbr;
-	char *rbufs;
-	unsigned int nrbufs;
-	int *held_next;			/* per buffer: the next one held */
-	unsigned int *held_len;		/* per buffer: the bytes it holds */
-	unsigned int *starved;		/* connections to re-arm */
-	unsigned int nstarved;
-	unsigned int recycled;		/* buffers back since the last re-arm */
-	/* the open-file cache, most recently used first */
-	struct cached_file *cache;
-	int *buckets;
-	unsigned int nbuckets;
-	int lru_first, lru_last;
-	/* counters for --stats */
-#define HTTPD_COUNTER_FIELD(field, name) unsigned long field;
-	HTTPD_COUNTERS(HTTPD_COUNTER_FIELD)
-#undef HTTPD_COUNTER_FIELD
+	struct worker_clock clock;
+	struct worker_log log;
+	struct worker_rbufs rbufs;
+	struct worker_cache cache;
+	struct worker_stats stats;
 };
 
 extern struct worker *workers;
 extern volatile sig_atomic_t stop_signal, reopen_signal;
 
+/*
+ * An SQE's user_data: its op and an index (a connection's, an ACCEPT's
+ * address buffer's for OP_ACCEPT, or NO_CONN); ud_op() and ud_idx() read
+ * them back from a CQE's
+ */
 static inline uint64_t ud(enum op op, unsigned int idx)
 {
 	return (uint64_t)op << 32 | idx;
+}
+
+static inline enum op ud_op(uint64_t data)
+{
+	return data >> 32;
+}
+
+static inline unsigned int ud_idx(uint64_t data)
+{
+	return (uint32_t)data;
 }
 
 /* options.c */
@@ -441,6 +529,18 @@ static inline unsigned int conn_index(struct worker *w, struct conn *c)
 static inline int conn_slot(struct worker *w, struct conn *c)
 {
 	return SLOT_CONN + conn_index(w, c);
+}
+
+/* The first of the connections' own slots, CONN_SLOTS each (pool.c) */
+static inline int conn_slots_first(unsigned int nconn)
+{
+	return SLOT_CONN + nconn;
+}
+
+/* The first slot of the open-file cache (cache.c), after those */
+static inline int cache_slots_first(unsigned int nconn)
+{
+	return conn_slots_first(nconn) + nconn * CONN_SLOTS;
 }
 
 /* The connection's file slot that is not c->fslot */
@@ -483,7 +583,7 @@ static inline struct io_uring_sqe *sqe_for(struct worker *w, struct conn *c,
 static inline void set_deadline(struct worker *w, struct conn *c,
 				unsigned int ms)
 {
-	c->deadline_ms = w->now_ms + ms;
+	c->deadline_ms = w->clock.now_ms + ms;
 }
 
 static inline void close_slot(struct worker *w, struct conn *c, int slot)
@@ -493,9 +593,9 @@ static inline void close_slot(struct worker *w, struct conn *c, int slot)
 
 static inline void close_pipe(struct worker *w, struct conn *c)
 {
-	close_slot(w, c, c->pipe_rd);
-	close_slot(w, c, c->pipe_wr);
-	c->pipe_open = false;
+	close_slot(w, c, c->pipe.rd);
+	close_slot(w, c, c->pipe.wr);
+	c->pipe.open = false;
 }
 
 /* user.c */
@@ -515,6 +615,12 @@ void conn_close(struct worker *w, struct conn *c);
 void recv_drop(struct worker *w, struct conn *c);
 void recv_cancel(struct worker *w, struct conn *c);
 void cancel_accept(struct worker *w);
+
+/* open.c */
+void open_path(struct worker *w, struct conn *c);
+void on_open_file(struct worker *w, struct conn *c);
+void on_open_variant(struct worker *w, struct conn *c);
+void on_open_index(struct worker *w, struct conn *c);
 
 /* linger.c */
 void conn_end(struct worker *w, struct conn *c);
@@ -569,8 +675,8 @@ void conn_put(struct worker *w, struct conn *c);
 
 /* cache.c */
 void cache_init(struct worker *w, int first_slot);
-bool cache_lookup(struct worker *w, struct conn *c);
-int cache_adopt(struct worker *w, struct conn *c);
+bool cache_lookup(struct worker *w, struct conn *c, const char *name);
+void cache_adopt(struct worker *w, struct conn *c, const char *name);
 void cache_release(struct conn *c, bool failed);
 
 #endif

@@ -248,6 +248,7 @@ static void raise_nofile(rlim_t slots)
  */
 static void recv_buffers_init(struct worker *w)
 {
+	struct worker_rbufs *rb = &w->rbufs;
 	unsigned int n = 64;
 	int ret;
 
@@ -255,23 +256,23 @@ static void recv_buffers_init(struct worker *w)
 		return;
 	while (n < 2 * w->nconn && n < 32768)
 		n *= 2;
-	w->rbufs = aligned_alloc(4096, (size_t)n * RBUF);
-	w->held_next = calloc(n, sizeof(*w->held_next));
-	w->held_len = calloc(n, sizeof(*w->held_len));
-	w->starved = calloc(w->nconn, sizeof(*w->starved));
-	if (!w->rbufs || !w->held_next || !w->held_len || !w->starved)
+	rb->mem = aligned_alloc(4096, (size_t)n * RBUF);
+	rb->held_next = calloc(n, sizeof(*rb->held_next));
+	rb->held_len = calloc(n, sizeof(*rb->held_len));
+	rb->starved = calloc(w->nconn, sizeof(*rb->starved));
+	if (!rb->mem || !rb->held_next || !rb->held_len || !rb->starved)
 		die("memory", -ENOMEM);
-	w->rbr = io_uring_setup_buf_ring(&w->ring, n, RBUF_GROUP, 0, &ret);
-	if (!w->rbr) {
+	rb->ring = io_uring_setup_buf_ring(&w->ring, n, RBUF_GROUP, 0, &ret);
+	if (!rb->ring) {
 		if (ret != -EINVAL)
 			die("a buffer ring", ret);
-		return;		/* w->rbr NULL: a RECV per request */
+		return;		/* rb->ring NULL: a RECV per request */
 	}
-	w->nrbufs = n;
+	rb->n = n;
 	for (unsigned int i = 0; i < n; i++)
-		io_uring_buf_ring_add(w->rbr, w->rbufs + (size_t)i * RBUF, RBUF,
-				      i, io_uring_buf_ring_mask(n), i);
-	io_uring_buf_ring_advance(w->rbr, n);
+		io_uring_buf_ring_add(rb->ring, rb->mem + (size_t)i * RBUF,
+				      RBUF, i, io_uring_buf_ring_mask(n), i);
+	io_uring_buf_ring_advance(rb->ring, n);
 }
 
 void worker_init(struct worker *w)
@@ -283,21 +284,20 @@ void worker_init(struct worker *w)
 	struct io_uring_sqe *sqe;
 	struct sockaddr_in6 sa;
 	socklen_t salen;
-	unsigned int slots;
+	unsigned int slots, tick;
 	int ret;
 
 	/* deadlines are swept 8 times in the shortest timeout, at least
 	 * every second and at most every 10 ms */
-	w->tick_ms = opt.idle_ms < opt.header_ms ? opt.idle_ms :
-		     opt.header_ms;
-	w->tick_ms = (w->tick_ms < opt.send_ms ? w->tick_ms : opt.send_ms) / 8;
-	w->tick_ms = w->tick_ms < 10 ? 10 : w->tick_ms > 1000 ? 1000 :
-		     w->tick_ms;
-	w->tick.tv_sec = w->tick_ms / 1000;
-	w->tick.tv_nsec = w->tick_ms % 1000 * 1000000L;
+	tick = opt.idle_ms < opt.header_ms ? opt.idle_ms : opt.header_ms;
+	tick = (tick < opt.send_ms ? tick : opt.send_ms) / 8;
+	tick = tick < 10 ? 10 : tick > 1000 ? 1000 : tick;
+	w->clock.tick_ms = tick;
+	w->clock.tick.tv_sec = tick / 1000;
+	w->clock.tick.tv_nsec = tick % 1000 * 1000000L;
 	/* any thread may hold all of --max-conns (pool.c) */
 	w->nconn = opt.max_conns + SPARE_CONNS;
-	slots = SLOT_CONN + w->nconn * 5 + opt.cache_files;
+	slots = cache_slots_first(w->nconn) + opt.cache_files;
 	raise_nofile(slots);
 	/* past the kernel's most (65536: --max-conns over 8,000) CLAMP
 	 * takes that, and completions beyond it wait in its overflow list */
@@ -334,7 +334,7 @@ void worker_init(struct worker *w)
 	madvise(w->conns, (size_t)w->nconn * sizeof(*w->conns),
 		MADV_NOHUGEPAGE);
 	pools_init(w);
-	cache_init(w, SLOT_CONN + w->nconn * 5);
+	cache_init(w, cache_slots_first(w->nconn));
 	recv_buffers_init(w);
 
 	if (!w->id) {

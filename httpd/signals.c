@@ -91,10 +91,10 @@ void log_reopen(struct worker *w)
 {
 	struct io_uring_sqe *sqe;
 
-	if (!opt.log || !strcmp(opt.log, "-") || w->log_reopening)
+	if (!opt.log || !strcmp(opt.log, "-") || w->log.reopening)
 		return;
 	/* no WRITE of its lines until the new file is in the slot */
-	w->log_reopening = true;
+	w->log.reopening = true;
 	sqe = sqe_for(w, NULL, OP_REOPEN);
 	io_uring_prep_openat_direct(sqe, AT_FDCWD, opt.log,
 				    O_WRONLY | O_CREAT | O_APPEND, 0644,
@@ -103,7 +103,7 @@ void log_reopen(struct worker *w)
 
 void log_reopened(struct worker *w, int res)
 {
-	w->log_reopening = false;
+	w->log.reopening = false;
 	if (res < 0)
 		error_log(w, "reopening the access log %s: %s; its lines go to "
 			  "the file opened before", opt.log, strerror(-res));
@@ -145,7 +145,7 @@ void stop_worker(struct worker *w, bool unlimited)
 		return;
 	w->stopping = true;
 	w->drain_deadline_ms = unlimited || !opt.drain_ms ? UINT64_MAX :
-			       w->now_ms + opt.drain_ms;
+			       w->clock.now_ms + opt.drain_ms;
 	cancel_accept(w);
 	w->listening = false;
 	io_uring_prep_close_direct(sqe_for(w, NULL, OP_CLOSE), SLOT_LISTEN);
@@ -154,11 +154,11 @@ void stop_worker(struct worker *w, bool unlimited)
 	for (unsigned int i = 0; i < w->nconn; i++) {
 		struct conn *c = &w->conns[i];
 
-		if (c->phase != PH_RECV || c->req_len)
+		if (c->phase != PH_RECV || c->in.len)
 			continue;
-		if (c->multishot) {
+		if (c->in.multishot) {
 			/* its last CQE ends it (stopping: not a pause) */
-			if (c->recv_armed)
+			if (c->in.armed)
 				recv_cancel(w, c);
 			else if (!c->inflight)
 				conn_close(w, c);
@@ -178,7 +178,7 @@ bool drained(struct worker *w)
 {
 	if (!w->active && !w->accepts)
 		return true;
-	if (w->now_ms < w->drain_deadline_ms)
+	if (w->clock.now_ms < w->drain_deadline_ms)
 		return false;
 	if (!w->drain_cut) {
 		w->drain_cut = true;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stats.h: the figure reported for a set of measurements (their mean or
- * median) and its spread, for every report of the tree: bench/report.c,
- * bench/httpd/versus.c and profile/report.c.
+ * median) and its spread, for every report of the tree:
+ * bench/bench-report.c, bench/httpd/versus.c and profile/profile-report.c.
  *
  * The spread is defined here, once: the largest measurement minus the
  * smallest, in % of the figure reported for them. Rounds of one cell,

@@ -7,8 +7,8 @@
  *   qemu-system-x86_64 ... -plugin build/profile/insn-prof.so,out=FILE
  *
  * FILE gets one line per address that ran: "ADDRESS INSTRUCTIONS" (hex,
- * decimal). profile/report.c turns two such files into a profile of the
- * instructions per operation by kernel function.
+ * decimal). profile/profile-report.c turns two such files into a profile
+ * of the instructions per operation by kernel function.
  *
  * Each block's counter is bumped by an inline add in the translated code,
  * not by a call, so that counting costs little. The counts are exact under

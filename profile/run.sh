@@ -23,9 +23,9 @@
 # --report boots nothing: it writes the report of the boots already in DIR
 # again (another --top, say). Boot, set-up and exit
 # are the same in every boot, so each difference of two consecutive boots
-# is what the operations between them cost; profile/report.c names the
-# kernel functions from the image's System.map and prints the sums of the
-# groups in profile/groups.txt, then the T (default 25) costliest
+# is what the operations between them cost; profile/profile-report.c names
+# the kernel functions from the image's System.map and prints the sums of
+# the groups in profile/groups.txt, then the T (default 25) costliest
 # functions per operation, with the spread of the K - 1 estimates of the
 # total; the measured program's own functions by name too where it is one
 # of ours and the only one of ours the job runs (nofd-httpd, files, depth,
@@ -95,9 +95,9 @@ else
 	rm -rf "$out" && mkdir -p "$out"
 fi
 
-# The program's text symbols as profile/report.c reads a System.map, between
-# _stext and _etext: the bounds of its .text section (--report: the map of
-# the program the boots ran)
+# The program's text symbols as profile/profile-report.c reads a System.map,
+# between _stext and _etext: the bounds of its .text section (--report: the
+# map of the program the boots ran)
 bin=$top/build/bin/$program
 if [ -z "$report_only" ] && [ -n "$program" ] && [ -f "$bin" ]; then
 	read -r start size < <(objdump -h "$bin" | awk '$2 == ".text" { print $4, $3 }')

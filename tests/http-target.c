@@ -51,7 +51,7 @@ static const struct {
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct http_request req;
+		struct http_head head;
 		char buf[512];
 		int n, ret;
 
@@ -62,16 +62,16 @@ int main(void)
 			n += snprintf(buf + n, sizeof(buf) - n, "Host: %s\r\n",
 				      cases[i].host);
 		n += snprintf(buf + n, sizeof(buf) - n, "\r\n");
-		ret = http_parse(buf, n, &req);
+		ret = http_parse(buf, n, &head);
 		t_check_res(ret, cases[i].status, "%s: %d", cases[i].name,
 			    cases[i].status);
 		if (!ret && cases[i].target)
-			t_check(req.target_len == strlen(cases[i].target) &&
-				!memcmp(req.target, cases[i].target,
-					req.target_len),
+			t_check(head.target_len == strlen(cases[i].target) &&
+				!memcmp(head.target, cases[i].target,
+					head.target_len),
 				"%s: the target is %s (%.*s)", cases[i].name,
-				cases[i].target, (int)req.target_len,
-				req.target);
+				cases[i].target, (int)head.target_len,
+				head.target);
 	}
 	return t_exit();
 }

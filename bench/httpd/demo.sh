@@ -2,10 +2,10 @@
 # make demo, second part: nofd-httpd against nginx in the fast guest, under
 # -icount shift=0,sleep=off (guest time = instructions: host load does not
 # move the figures). bench/httpd/versus.c does the work in the guest; this
-# shows its progress as it goes, then versus-report (bench/httpd/report.c)
-# makes the table from the rows it sent home (build/demo/versus.csv),
-# shows it and writes it with the other files to build/demo/. The site is
-# on an ext4 disk of the guest's (vm/run.sh --disk).
+# shows its progress as it goes, then versus-report
+# (bench/httpd/versus-report.c) makes the table from the rows it sent home
+# (build/demo/versus.csv), shows it and writes it with the other files to
+# build/demo/. The site is on an ext4 disk of the guest's (vm/run.sh --disk).
 #
 #   bench/httpd/demo.sh --kernel IMAGE [--quick] [--variants] [--load LOAD]
 #

@@ -3,7 +3,7 @@
 # machine's kernel (no nofd series: nofd-httpd runs in stock mode), with
 # the nginx and wrk that make demo puts in the guest (build/debs/,
 # unpacked, not installed). bench/httpd/versus.c does the work (--native):
-# server CPU per request of each; versus-report (bench/httpd/report.c)
+# server CPU per request of each; versus-report (bench/httpd/versus-report.c)
 # makes the table and the ratios taken round by round from its rows
 # (build/versus-native/versus.csv).
 # CPU time here is time on a shared machine, not instructions: the

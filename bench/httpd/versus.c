@@ -57,7 +57,7 @@
  *
  * Output: progress lines, and the file versus.csv sent home (lib/frame.h)
  * a row at a time: what each measurement gave, as raw as it came, for
- * build/host/versus-report (bench/httpd/report.c, which says what the
+ * build/host/versus-report (bench/httpd/versus-report.c, which says what the
  * rows are) to make the tables and the chart of on the host.
  * bench/httpd/demo.sh and native.sh run both.
  */

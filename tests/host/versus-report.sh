@@ -1,6 +1,6 @@
 #!/bin/bash
 # versus-report makes make demo's files and versus-native's table from the
-# rows versus sends home (bench/httpd/report.c). The samples in
+# rows versus sends home (bench/httpd/versus-report.c). The samples in
 # tests/host/versus-report/ are two real runs: guest.csv a make demo --quick
 # (one round, syscall counts), native.csv a native run of three rounds
 # (medians and ranges of the ratios). The expected table.md, results.csv,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * report: where the instructions of one operation go, by kernel function,
- * from insn-prof counts of runs that differ only in how many operations
- * they did.
+ * profile-report: where the instructions of one operation go, by kernel
+ * function, from insn-prof counts of runs that differ only in how many
+ * operations they did.
  *
- *   report [-g GROUPS] [-u USER_MAP] SYSTEM_MAP OPS TOP COUNTS_1 COUNTS_2
- *          [COUNTS_3...]
+ *   profile-report [-g GROUPS] [-u USER_MAP] SYSTEM_MAP OPS TOP COUNTS_1
+ *                  COUNTS_2 [COUNTS_3...]
  *
  * COUNTS_k is insn-prof's output for a guest run of k * OPS operations
  * (or, with OPS a list OPS_1,OPS_2,..., of OPS_k operations): the boot,
