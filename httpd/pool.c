@@ -254,6 +254,8 @@ void conn_slots(struct worker *w, struct conn *c)
 	c->slot_b = first + CONN_SLOT_B;
 	c->pipe.rd = first + CONN_PIPE_RD;
 	c->pipe.wr = first + CONN_PIPE_WR;
+	if (i >= w->conns_used)
+		w->conns_used = i + 1;
 }
 
 /* @c's head buffers, from its ACCEPT: false when there is no memory */

@@ -25,7 +25,7 @@ static void sweep_deadlines(struct worker *w)
 {
 	struct io_uring_sqe *sqe;
 
-	for (unsigned int i = 0; i < w->nconn; i++) {
+	for (unsigned int i = 0; i < w->conns_used; i++) {
 		struct conn *c = &w->conns[i];
 
 		if ((c->phase != PH_RECV && c->phase != PH_SEND &&

@@ -469,8 +469,14 @@ struct worker {
 	pthread_t thread;
 	pid_t tid;
 	struct io_uring ring;
-	/* conns[]: --max-conns + SPARE_CONNS, mapped, touched as used */
-	unsigned int nconn;
+	/*
+	 * conns[]: --max-conns + SPARE_CONNS, mapped, touched as used; the
+	 * first conns_used of them have held a connection (after a close the
+	 * kernel gives the next ACCEPT the slot freed, so that is about the most
+	 * connections open at once): the sweeps read no further, so that
+	 * the rest stays untouched even where a read maps a page of its own
+	 */
+	unsigned int nconn, conns_used;
 	struct conn *conns;
 	struct pool heads, bodies;	/* the connections' buffers (pool.c) */
 	unsigned int active;		/* accepted, not yet closed */

@@ -323,8 +323,9 @@ void worker_init(struct worker *w)
 
 	/*
 	 * Mapped, not touched: a connection's struct is written first when
-	 * an ACCEPT gives its slot (serve.c), so memory follows the slots
-	 * used, and the pages read before (the sweeps) are the zero page's
+	 * an ACCEPT gives its slot (conn_slots()), so memory follows the
+	 * slots used; the sweeps read only those (conns_used), as some
+	 * kernels give a page of its own to a page that is only read
 	 */
 	w->conns = mmap(NULL, (size_t)w->nconn * sizeof(*w->conns),
 			PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,

@@ -151,7 +151,7 @@ void stop_worker(struct worker *w, bool unlimited)
 	io_uring_prep_close_direct(sqe_for(w, NULL, OP_CLOSE), SLOT_LISTEN);
 	/* idle keep-alive connections: their RECV is cancelled and they
 	 * close; requests being answered finish, then close */
-	for (unsigned int i = 0; i < w->nconn; i++) {
+	for (unsigned int i = 0; i < w->conns_used; i++) {
 		struct conn *c = &w->conns[i];
 
 		if (c->phase != PH_RECV || c->in.len)
