@@ -1,7 +1,9 @@
 #!/bin/bash
 # vm/run.sh streams the guest's output as it comes (make demo, make bench
 # and make fuzz show progress through it): the probe's first line must
-# reach us while the guest is still running, before its second.
+# reach us while the guest is still running, before its second. The
+# timeout is for a debug kernel booting on a busy host (120 s was too
+# short beside a kernel build and a profile: it booted in 68 guest s).
 #
 #   tests/host/stream.sh KERNEL
 set -uo pipefail
@@ -14,7 +16,7 @@ esac
 kernel=$(realpath "$1")
 cd "$(dirname "$0")/../.."
 streamed=no
-exec {probe}< <(vm/run.sh --kernel "$kernel" --timeout 120 --out build/vm-stream \
+exec {probe}< <(vm/run.sh --kernel "$kernel" --timeout 300 --out build/vm-stream \
 	-- /bin/stream-probe 2>/dev/null)
 probe_pid=$!
 while IFS= read -r -u "$probe" line; do
