@@ -11,24 +11,38 @@
  * 100 and 1,000 entries on tmpfs (inline) and ramfs (io-wq), buffers of 64
  * bytes to 64 KiB, through a regular fd and a direct descriptor.
  */
+#include <limits.h>
+
 #include "getdents-fixture.h"
 
 static struct io_uring ring;
 
 /*
  * Calls of getdents64(2) on @twin, from its start, with @bufsize that
- * return entries; @twin is left at the end.
+ * return entries; @twin is left at the end. The fewest of three passes:
+ * getdents64(2) returns what it has once a signal is pending, and
+ * io_uring's task_work for this task counts as one (TIF_NOTIFY_SIGNAL),
+ * so a pass can take a buffer more than the entries need; it runs on
+ * the way out of the call, and the next pass is not cut. GETDENTS fills
+ * each buffer regardless (FILLDIR_FLAG_NOINTR).
  */
 static int syscall_buffers(int twin, unsigned int bufsize)
 {
 	char *buf = malloc(bufsize);
-	int nr = 0;
+	int least = INT_MAX;
 
-	t_assert(buf && !lseek(twin, 0, SEEK_SET), "lseek");
-	while (getdents64(twin, buf, bufsize) > 0)
-		nr++;
+	t_assert(buf, "malloc");
+	for (int pass = 0; pass < 3; pass++) {
+		int nr = 0;
+
+		t_assert(!lseek(twin, 0, SEEK_SET), "lseek");
+		while (getdents64(twin, buf, bufsize) > 0)
+			nr++;
+		if (nr < least)
+			least = nr;
+	}
 	free(buf);
-	return nr;
+	return least;
 }
 
 /*
