@@ -2,7 +2,8 @@
 # nofd-httpd's operation (the access log's client, --user, the drain,
 # the reopen, the error log, --max-conns across threads, memory at rest
 # and under 4,096 connections, against nginx where build/debs has one
-# unpacked), run natively on this
+# unpacked; a flood of connections past the limit, the limits and
+# timeouts, a stop mid-response), run natively on this
 # machine's kernel (stock mode, as a user's machine runs it): the server
 # and the tests are static, started from build/bin, the server on
 # 127.0.0.1 with port 0. Each runs in a mount and PID namespace of its
@@ -24,8 +25,10 @@ case ${1:-} in
 esac
 [ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 cd "$(dirname "$0")/../.."
+# (httpd-memlock is not here: it lifts RLIMIT_MEMLOCK's hard limit, which
+# needs CAP_SYS_RESOURCE, and a container may not give root that)
 tests=(httpd-log httpd-user httpd-drain httpd-reopen httpd-errlog
-	httpd-max-conns httpd-memory)
+	httpd-max-conns httpd-memory httpd-flood httpd-limits httpd-shutdown)
 # httpd-memory compares with nginx: Debian's, unpacked by make build/debs,
 # not installed; it runs in the namespace below as the server does
 nginx=build/debs/usr/sbin/nginx
