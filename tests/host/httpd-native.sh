@@ -3,7 +3,8 @@
 # kernel (stock mode; no nofd series needed), as the guest runs them:
 # the server tests that make their site under $TMPDIR, against
 # build/bin/nofd-httpd bound to 127.0.0.1 port 0, and the http.c/mime.c
-# unit tests. Nothing is left on the host: the sites are made in a
+# unit tests; and httpd/README.md's stock-mode lines against what the
+# server prints here. Nothing is left on the host: the sites are made in a
 # directory of mktemp's, removed at the end.
 #
 #   tests/host/httpd-native.sh [KERNEL]
@@ -17,7 +18,7 @@ esac
 cd "$(dirname "$0")/../.."
 units=(http-date http-target http-content-type)
 servers=(httpd-corners httpd-listing httpd-types httpd-replace)
-what="nofd-httpd natively: ${units[*]} ${servers[*]}"
+what="nofd-httpd natively: ${units[*]} ${servers[*]}, README's stock-mode lines"
 for t in "${units[@]}" "${servers[@]}"; do
 	[ -x "build/bin/tests/$t" ] ||
 		{ echo "$what: no build/bin/tests/$t (make all builds it)"; exit 1; }
@@ -37,6 +38,14 @@ for _ in $(seq 50); do
 done
 started=no
 grep -q " port " "$dir/probe" && started=yes
+# the rest of its start-up lines, the last of them on a kernel without
+# the nofd series (every host's) about SENDFILE
+for _ in $(seq 50); do
+	[ $started = yes ] || break
+	grep -q "no IORING_OP_SENDFILE" "$dir/probe" && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 if [ $started = no ]; then
@@ -44,6 +53,18 @@ if [ $started = no ]; then
 	exit 4
 fi
 bad=
+# httpd/README.md's stock-mode lines are the ones the binary prints here
+stock_lines() {
+	sed -n 's/^\(    \)\{0,1\}\(nofd-httpd: \(stock mode\|no IORING_OP_SENDFILE\).*\)/\2/p'
+}
+sed -n '/^## Stock mode/,/^(The second line/p' httpd/README.md | stock_lines \
+	>"$dir/readme-lines"
+stock_lines <"$dir/probe" >"$dir/probe-lines"
+if [ ! -s "$dir/readme-lines" ] ||
+	! diff -u "$dir/readme-lines" "$dir/probe-lines"; then
+	echo "httpd/README.md's stock-mode lines: not what the binary prints"
+	bad="$bad stock-lines"
+fi
 for t in "${units[@]}" "${servers[@]}"; do
 	if ! TMPDIR=$dir NOFD_HTTPD_BIN=build/bin/nofd-httpd \
 		timeout 120 "build/bin/tests/$t" >"$dir/$t.log" 2>&1; then
