@@ -25,7 +25,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . kernel/lib.sh
 usage="usage: tests/run.sh --kernel IMAGE [--out DIR] [--initrd CPIO] [--expect FILE] [--limit SEC] [--timeout SEC] [--no-host-checks]"
-# the guest's limit, host seconds: alone it takes about 1,200 (docs/
+# the guest's limit, host seconds: alone it takes 1,200-1,800 (docs/
 # timings.md); beside a kernel build or make demo up to 2,040 (a cold
 # run on a new machine, 2026-12-07), so 3,600, well inside CI's 90
 # minutes. A test's: httpd-stock, every server test again, took 410 s
