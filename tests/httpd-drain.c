@@ -87,6 +87,10 @@ static void refused_while_sending(struct httpd *h, int sig, const char *what,
 
 int main(void)
 {
+	static const struct {
+		int sig;
+		const char *name;
+	} stops[] = { { SIGTERM, "SIGTERM" }, { SIGINT, "SIGINT" } };
 	const char *argv[] = { "-n", "--threads", "2", NULL };
 	const char *limit[] = { "-n", "--threads", "2", "--drain-timeout",
 				"500", NULL };
@@ -105,29 +109,22 @@ int main(void)
 	dl_make(ROOT, BIG);
 	t_write_file(ROOT "/small.txt", "small\n", 6);
 
-	/* SIGTERM: refused at once, the response in flight completes */
-	httpd_start(&h, ROOT, argv);
-	s = dl_start(h.port);
-	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
-	refused_while_sending(&h, SIGTERM, "SIGTERM", s, got);
-	ok = dl_read(s, BIG, BIG, &got, &head);
-	t_check(ok && got == BIG, "SIGTERM: then the whole body arrives, "
-		"byte for byte (%zu)", got);
-	close(s);
-	t_check_res(httpd_stop(&h, 0), 0, "SIGTERM: exit 0");
-
-	/* SIGINT: the same as SIGTERM */
-	httpd_start(&h, ROOT, argv);
-	s = dl_start(h.port);
-	got = 0;
-	head = false;
-	t_assert(dl_read(s, BIG, 65536, &got, &head), "the response starts");
-	refused_while_sending(&h, SIGINT, "SIGINT", s, got);
-	ok = dl_read(s, BIG, BIG, &got, &head);
-	t_check(ok && got == BIG, "SIGINT: then the whole body arrives, "
-		"byte for byte (%zu)", got);
-	close(s);
-	t_check_res(httpd_stop(&h, 0), 0, "SIGINT: exit 0");
+	/* SIGTERM, and SIGINT the same: refused at once, the response in
+	 * flight completes */
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		httpd_start(&h, ROOT, argv);
+		s = dl_start(h.port);
+		got = 0;
+		head = false;
+		t_assert(dl_read(s, BIG, 65536, &got, &head),
+			 "the response starts");
+		refused_while_sending(&h, stops[i].sig, stops[i].name, s, got);
+		ok = dl_read(s, BIG, BIG, &got, &head);
+		t_check(ok && got == BIG, "%s: then the whole body arrives, "
+			"byte for byte (%zu)", stops[i].name, got);
+		close(s);
+		t_check_res(httpd_stop(&h, 0), 0, "%s: exit 0", stops[i].name);
+	}
 
 	/*
 	 * A restart without downtime: once the draining server has closed
