@@ -7,14 +7,20 @@
 #
 #   tests/run.sh --kernel IMAGE [--out DIR]
 #
-# IMAGE is the kernel to boot (the Makefile passes the debug one); DIR gets
-# the guest's logs (default build/vm). For the harness's own check
-# (tests/host/harness.sh), with stand-in tests:
+# IMAGE is the kernel to boot (the Makefile passes the debug one). The
+# tests are shared among guests booted side by side, one share each
+# (ktap-run -s: the tests in name order, cut into equal runs); a guest
+# keeps about one host core busy (most tests run one thread), so two
+# guests on two cores take about half the time of one. DIR/guestI gets
+# guest I's logs (DIR default build/vm).
+#   --guests N      how many (default $NOFD_TEST_GUESTS, or 2 where the
+#                   host has 2 cores or more, else 1)
+# For the harness's own check (tests/host/harness.sh), with stand-in tests:
 #   --initrd CPIO   the guest root (default build/initramfs.cpio.gz)
 #   --expect FILE   the names of the guest's tests, one a line (default:
 #                   tests/*.c and the liburing series' tests)
 #   --limit SEC     each test's time limit in the guest (default 900)
-#   --timeout SEC   the guest's (default 3600, or $NOFD_TEST_TIMEOUT)
+#   --timeout SEC   each guest's (default 3600, or $NOFD_TEST_TIMEOUT)
 #   --no-host-checks
 #
 # No set -e, on purpose: a failing check or guest run is counted and the
@@ -24,19 +30,22 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . kernel/lib.sh
-usage="usage: tests/run.sh --kernel IMAGE [--out DIR] [--initrd CPIO] [--expect FILE] [--limit SEC] [--timeout SEC] [--no-host-checks]"
-# the guest's limit, host seconds: alone it takes 1,200-1,800 (docs/
-# timings.md); beside a kernel build or make demo up to 2,040 (a cold
-# run on a new machine, 2026-12-07), so 3,600, well inside CI's 90
-# minutes. A test's: httpd-stock, every server test again, took 410 s
-# beside make demo and grows with each server test, so 900.
+usage="usage: tests/run.sh --kernel IMAGE [--out DIR] [--guests N] [--initrd CPIO] [--expect FILE] [--limit SEC] [--timeout SEC] [--no-host-checks]"
+# a guest's limit, host seconds: one guest running every test took
+# 1,200-1,800 alone (docs/timings.md), beside a kernel build or make
+# demo up to 2,040 (a cold run on a new machine, 2026-12-07), so 3,600,
+# well inside CI's 90 minutes. A test's: httpd-stock, every server test
+# again, took 410 s beside make demo and grows with each server test,
+# so 900.
 kernel= out=build/vm initrd=build/initramfs.cpio.gz expect= limit=900
 timeout=${NOFD_TEST_TIMEOUT:-3600}
+guests=${NOFD_TEST_GUESTS:-$(( $(nproc) >= 2 ? 2 : 1 ))}
 host_checks=(tests/host/*.sh)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--guests) guests=$2; shift 2 ;;
 	--initrd) initrd=$2; shift 2 ;;
 	--expect) expect=$2; shift 2 ;;
 	--limit) limit=$2; shift 2 ;;
@@ -47,6 +56,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$kernel" ] || { echo "$usage" >&2; exit 2; }
+case $guests in
+[1-9]) ;;
+*) echo "tests/run.sh: --guests: 1 to 9, not $guests" >&2; exit 2 ;;
+esac
 # the initramfs's /tests (Makefile: TESTS, and the liburing series' tests)
 if [ -n "$expect" ]; then
 	mapfile -t guest_tests <"$expect"
@@ -72,7 +85,7 @@ result() {	# result STATUS NAME [# SKIP why]: STATUS is ok or "not ok"
 echo "TAP version 13"
 # the host checks, the guest tests, 4 guest checks
 echo "1..$(( ${#host_checks[@]} + nr_tests + 4 ))"
-echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches in $(nofd_topics | wc -l) topics, $(basename "$kernel")"
+echo "# nofd: linux-source-7.3 $NOFD_VERSION + $(nofd_patches | wc -l) patches in $(nofd_topics | wc -l) topics, $(basename "$kernel"), $guests guest(s)"
 
 # 1. The host checks, tests/host/*.sh KERNEL: each exits 0 (ok), 4 (skip)
 #    or anything else (not ok), and its last line of output says what it
@@ -101,35 +114,51 @@ host_checks_run() {
 host_checks_run >"$out/host-checks" 2>&1 &
 host_pid=$!
 
-# 2. The guest: every test binary under ktap-run. Its results are re-emitted
-#    as they arrive, numbered into this run's plan; its "# " lines (the
-#    tests' own output) pass through. ktap-run asks the kernel whether it
-#    is nofd's and then fails every skip itself. The guest has a scratch
-#    ext4 disk, /dev/vda, for the tests that need a disk filesystem
-#    (sendfile-cold). A test that never reported gets a result of its own,
-#    after the others.
+# 2. The guests: every test binary under ktap-run, each guest its share.
+#    Their results are re-emitted as they arrive, numbered into this run's
+#    plan, each after its own test's "# " lines (the tests' own output,
+#    held until the result, so that two guests' lines do not mix).
+#    ktap-run asks the kernel whether it is nofd's and then fails every
+#    skip itself. Each guest has a scratch ext4 disk, /dev/vda, for the
+#    tests that need a disk filesystem (sendfile-cold). A test that never
+#    reported gets a result of its own, after the others.
 guest_plan=0 ran=0
-declare -A reported=()
-# no log of an earlier run may stand in for this one's
+declare -A reported=() held=()
+guest_dirs=()
+for i in $(seq "$guests"); do
+	guest_dirs+=("$out/guest$i")
+	# no log of an earlier run may stand in for this one's
+	rm -rf "$out/guest$i"
+done
 rm -f "$out/console.log" "$out/splats"
+guest_run() {	# guest_run I: guest I's output, each line tagged "I "
+	local i=$1
+	vm/run.sh --kernel "$kernel" --initrd "$initrd" --timeout "$timeout" \
+		--out "$out/guest$i" --disk 64 \
+		-- /bin/ktap-run -t "$limit" -s "$i/$guests" /tests |
+		sed -u "s/^/$i /"
+	echo "${PIPESTATUS[0]}" >"$out/guest$i/rc"
+}
 while IFS= read -r line; do
+	g=${line%% *} line=${line#* }
 	line=${line%$'\r'}
 	case $line in
 	"ok "[0-9]*|"not ok "[0-9]*)
+		printf '%s' "${held[$g]:-}"
+		held[$g]=
 		rest=${line#ok [0-9]* }
 		[ "${line:0:3}" = "ok " ] || rest=${line#not ok [0-9]* }
 		reported[${rest%% *}]=1
 		ran=$((ran + 1))
 		result "${line%% [0-9]*}" "guest: $rest" ;;
-	1..*) guest_plan=${line#1..} ;;
+	1..*) guest_plan=$((guest_plan + ${line#1..})) ;;
 	"TAP version"*) ;;
-	"#"*) echo "$line" ;;
-	*) echo "# $line" ;;
+	"#"*) held[$g]+=$line$'\n' ;;
+	*) held[$g]+="# $line"$'\n' ;;
 	esac
-done < <(vm/run.sh --kernel "$kernel" --initrd "$initrd" --timeout "$timeout" \
-	--out "$out" --disk 64 -- /bin/ktap-run -t "$limit" /tests)
-wait $!
-rc=$?
+done < <(for i in $(seq "$guests"); do guest_run "$i" & done; wait)
+# what a guest said after its last result
+for g in "${!held[@]}"; do printf '%s' "${held[$g]}"; done
 
 # the host checks' results, when they are done
 wait "$host_pid"
@@ -150,42 +179,72 @@ if [ "$ran" = "$nr_tests" ] && [ "$guest_plan" = "$nr_tests" ]; then
 else
 	result "not ok" "guest: $ran of $nr_tests tests reported (guest plan $guest_plan)"
 fi
-case $rc in
-124) result "not ok" "guest: finished within $timeout s" ;;
-255) result "not ok" "guest: reported an exit status (it crashed or panicked)" ;;
-*) result ok "guest: finished and reported its exit status" ;;
-esac
+# each guest's exit status: vm/run.sh's 124 a timeout, 255 a crash
+timed_out= crashed=
+for i in $(seq "$guests"); do
+	case $(cat "$out/guest$i/rc" 2>/dev/null || echo 255) in
+	124) timed_out+=" $i" ;;
+	255) crashed+=" $i" ;;
+	esac
+done
+if [ -n "$timed_out" ]; then
+	result "not ok" "guest: finished within $timeout s (guest$timed_out of $guests did not)"
+elif [ -n "$crashed" ]; then
+	result "not ok" "guest: reported an exit status (guest$crashed of $guests crashed or panicked)"
+else
+	result ok "guest: finished and reported its exit status"
+fi
 
-# 3. The kernel log, whatever the guest's exit status: a splat that came
+# 3. The kernel logs, whatever the guests' exit statuses: a splat that came
 #    with a timeout or a crash fails it too. Each splat line is shown with
 #    the test that was running (ktap-run's "nofd: running NAME").
 what="kernel log: no BUG, WARNING, KASAN, lockdep, kmemleak, hung task, filesystem error or checker turned off"
-build/host/logscan "$out/console.log" >"$out/splats" 2>&1
-case $? in
-0) result ok "$what" ;;
-1) result "not ok" "$what"
-   awk -v splats="$out/splats" '
-	BEGIN { while ((getline l < splats) > 0) {
-		sub(/^[^:]*:/, "", l); nr = l + 0; sub(/^[0-9]*: /, "", l)
-		want[nr] = l } }
-	/nofd: running / { t = $NF } /nofd: finished / { t = "after " $NF }
-	NR in want { print "# (" (t == "" ? "boot" : t) ") " want[NR] }
-	' "$out/console.log" | tr -d '\r' | head -40 ;;
-*) result "not ok" "$what (no kernel log: $(head -1 "$out/splats"))" ;;
-esac
+splatted= unread=
+for dir in "${guest_dirs[@]}"; do
+	build/host/logscan "$dir/console.log" >"$dir/splats" 2>&1
+	case $? in
+	0) ;;
+	1) splatted+=" $dir" ;;
+	*) unread+=" $dir/console.log: $(head -1 "$dir/splats")" ;;
+	esac
+done
+if [ -n "$unread" ]; then
+	result "not ok" "$what (no kernel log:$unread)"
+elif [ -n "$splatted" ]; then
+	result "not ok" "$what"
+	for dir in $splatted; do
+		awk -v splats="$dir/splats" '
+		BEGIN { while ((getline l < splats) > 0) {
+			sub(/^[^:]*:/, "", l); nr = l + 0; sub(/^[0-9]*: /, "", l)
+			want[nr] = l } }
+		/nofd: running / { t = $NF } /nofd: finished / { t = "after " $NF }
+		NR in want { print "# (" (t == "" ? "boot" : t) ") " want[NR] }
+		' "$dir/console.log" | tr -d '\r' | head -40
+	done
+else
+	result ok "$what"
+fi
 # On a kernel with kmemleak (its config beside the image says, or its boot
-# log), vm/init.c scans at the end and says so; a scan that did not run
-# is a failure, not a clean report.
+# log), vm/init.c scans at the end and says so; a scan that did not run,
+# in any guest, is a failure, not a clean report.
 config=$(dirname "$kernel")/config-$(basename "$kernel" | sed 's/^bzImage-//')
 what="kernel log: kmemleak scanned the guest at its end"
 if grep -qx 'CONFIG_DEBUG_KMEMLEAK=y' "$config" 2>/dev/null ||
-	grep -q 'kmemleak: Kernel memory leak detector initialized' "$out/console.log" 2>/dev/null; then
-	if grep -q 'nofd-init: kmemleak scan done' "$out/console.log" 2>/dev/null; then
+	grep -q 'kmemleak: Kernel memory leak detector initialized' \
+		"${guest_dirs[@]/%//console.log}" 2>/dev/null; then
+	unscanned=
+	for dir in "${guest_dirs[@]}"; do
+		grep -q 'nofd-init: kmemleak scan done' "$dir/console.log" 2>/dev/null ||
+			unscanned+=" $dir"
+	done
+	if [ -z "$unscanned" ]; then
 		result ok "$what"
 	else
 		result "not ok" "$what (a kmemleak kernel, and no scan ran)"
-		grep -a 'nofd-init: .*kmemleak' "$out/console.log" 2>/dev/null |
-			tr -d '\r' | sed 's/^/# /' | head -5
+		for dir in $unscanned; do
+			grep -a 'nofd-init: .*kmemleak' "$dir/console.log" 2>/dev/null |
+				tr -d '\r' | sed "s|^|# $dir: |" | head -5
+		done
 	fi
 else
 	result ok "$what # SKIP not a kmemleak kernel"

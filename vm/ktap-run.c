@@ -21,7 +21,11 @@
  * next; a /tmp that stays busy after the test's processes are gone holds a
  * reference that outlived the test, and fails it.
  *
- *   ktap-run [-t seconds] DIR...
+ * make test boots two guests, each running a share of the tests (-s): the
+ * tests sorted by name, cut into N runs of consecutive tests, as equal in
+ * number as can be; guest I runs the I-th.
+ *
+ *   ktap-run [-t seconds] [-s I/N] DIR...
  */
 #include <dirent.h>
 #include <errno.h>
@@ -515,26 +519,49 @@ static int kernel_splats(int kfd)
 }
 
 static const char usage[] =
-	"usage: ktap-run [-t SECONDS] DIR...\n"
+	"usage: ktap-run [-t SECONDS] [-s I/N] DIR...\n"
 	"Run every test program in each DIR, one after the other, each with a\n"
 	"time limit (default 300 s), and report them as KTAP (make test runs it\n"
-	"in the guest).\n";
+	"in the guest). -s I/N: only the I-th of N shares (1 <= I <= N) of the\n"
+	"tests sorted by name, consecutive and as equal in number as can be.\n";
+
+/* -s I/N: keep the I-th of N runs of the sorted tests */
+static void take_share(const char *arg)
+{
+	unsigned int i, n;
+	char end;
+	int from, to;
+
+	if (sscanf(arg, "%u/%u%c", &i, &n, &end) != 2 || !n || !i || i > n)
+		usage_error(usage);
+	from = (long long)nr_tests * (i - 1) / n;
+	to = (long long)nr_tests * i / n;
+	if (to > from)
+		memmove(tests, tests + from, (to - from) * sizeof(*tests));
+	nr_tests = to - from;
+}
 
 int main(int argc, char **argv)
 {
 	struct io_uring_query_nofd q;
+	const char *share = NULL;
 	unsigned int limit = 300;
 	int opt, failed = 0, nofd, kfd;
 
 	usage_help(argc, argv, usage);
-	while ((opt = getopt(argc, argv, "t:")) != -1) {
-		if (opt != 't')
+	while ((opt = getopt(argc, argv, "t:s:")) != -1) {
+		if (opt == 't')
+			limit = atoi(optarg);
+		else if (opt == 's')
+			share = optarg;
+		else
 			usage_error(usage);
-		limit = atoi(optarg);
 	}
 	for (int i = optind; i < argc; i++)
 		collect(argv[i]);
 	qsort(tests, nr_tests, sizeof(*tests), by_name);
+	if (share)
+		take_share(share);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (chdir("/"))		/* not in the /tmp each test gets */
