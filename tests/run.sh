@@ -125,9 +125,10 @@ host_pid=$!
 guest_plan=0 ran=0
 declare -A reported=() held=()
 guest_dirs=()
+# no log of an earlier run may stand in for this one's (nor one from
+# before the guests had a directory each)
 for i in $(seq "$guests"); do
 	guest_dirs+=("$out/guest$i")
-	# no log of an earlier run may stand in for this one's
 	rm -rf "$out/guest$i"
 done
 rm -f "$out/console.log" "$out/splats"
