@@ -1,6 +1,6 @@
 #!/bin/bash
 # The harness itself (tests/run.sh, vm/run.sh, vm/ktap-run.c, vm/init.c,
-# vm/logscan.c), in one boot of the kernel under test with stand-in tests
+# vm/logscan.c), in two boots of the kernel under test with stand-in tests
 # (tests/host/harness/fake-test.c) instead of ours, shared between two
 # guests as make test shares its tests: one that fails, one that skips, one
 # that hangs with a child, one that leaves children running, one that puts
@@ -8,7 +8,7 @@
 # executable, one that never reaches the guest and one that turns kmemleak
 # off (in the second guest, so that its scan at the end cannot run) must
 # each be reported as a failure, and the test after each in its guest must
-# still run and pass. About a minute and a half under TCG.
+# still run and pass. About a minute under TCG.
 #
 #   tests/host/harness.sh KERNEL
 set -uo pipefail
