@@ -14,9 +14,18 @@
  * slots, and the entry's old file (if any) is closed from the connection's
  * new slot_a. An entry being sent from (users > 0) is never replaced or
  * evicted; the least recently used of the others is.
+ *
+ * With --file-cache-body B, each entry has B bytes of memory, mapped at
+ * start and touched as used: a file of at most B bytes is READ into it by
+ * the first response that sends it whole, and the responses after that
+ * send their head and that memory by one SENDMSG, with no READ, SENDFILE
+ * or SPLICE, until the entry holds another file (cache_memory()). The
+ * memory is the file as that READ found it: within the validity a file
+ * changed in place or truncated is served as it was, whole.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "server.h"
 
@@ -82,9 +91,20 @@ void cache_init(struct worker *w, int first_slot)
 	if (!k->files || !k->buckets)
 		die("memory", -ENOMEM);
 	memset(k->buckets, 0xff, k->nbuckets * sizeof(*k->buckets));
+	if (opt.cache_body) {
+		k->bodies = mmap(NULL, (size_t)opt.cache_files * opt.cache_body,
+				 PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (k->bodies == MAP_FAILED)
+			die("memory for --file-cache-body", -ENOMEM);
+	}
 	k->lru_first = k->lru_last = -1;
 	for (unsigned int i = 0; i < opt.cache_files; i++) {
 		k->files[i].slot = first_slot + i;
+		if (k->bodies)
+			k->files[i].body = k->bodies +
+					   (size_t)i * opt.cache_body;
 		lru_push(k, &k->files[i]);	/* unused ones go last */
 	}
 }
@@ -182,6 +202,7 @@ void cache_adopt(struct worker *w, struct conn *c, const char *name)
 	c->slot_a = old;
 	e->used = true;
 	e->stale = false;
+	e->in_memory = false;
 	e->users = 1;
 	e->size = c->req.stx.stx_size;
 	e->mtime = c->req.stx.stx_mtime.tv_sec;
@@ -207,5 +228,35 @@ void cache_release(struct conn *c, bool failed)
 		return;
 	e->users--;
 	e->stale |= failed;
+	if (c->req.fill) {
+		e->filling = false;
+		e->in_memory = c->req.filled && !failed;
+	}
 	c->req.cached = NULL;
+}
+
+/*
+ * The memory the body of this response (c->req.file_off, file_left) is
+ * sent from, or NULL: the entry's when it holds the file (*@fill false),
+ * or when it does not yet and this response sends the whole file, which
+ * is then READ into it first (*@fill true; cache_release() says whether
+ * it came whole).
+ */
+char *cache_memory(struct worker *w, struct conn *c, bool *fill)
+{
+	struct cached_file *e = c->req.cached;
+
+	*fill = false;
+	if (!e || !e->body || e->size > opt.cache_body)
+		return NULL;
+	if (!e->in_memory) {
+		if (e->filling || c->req.file_off ||
+		    c->req.file_left != e->size)
+			return NULL;
+		e->filling = true;
+		*fill = true;
+		w->stats.memory_fills++;
+	}
+	w->stats.memory_bodies++;
+	return e->body;
 }

@@ -19,6 +19,7 @@ struct options opt = {
 	.header_ms = 10000, .send_ms = 30000, .drain_ms = 30000, .log = "-", .log_flush_ms = 1000,
 	.defer = true,
 	.cache_files = 256, .cache_valid_ms = 60000,
+	.cache_body = 4096,
 };
 
 const char *const send_mode_names[NR_SEND_MODES] = {
@@ -55,7 +56,9 @@ static void usage(FILE *f, int status)
 "                         buffers, then SEND) or auto (the default:\n"
 "                         sendfile where the kernel has SENDFILE; without\n"
 "                         it read for a body that fits one %u KiB buffer\n"
-"                         with its head, splice for larger ones)\n"
+"                         with its head, splice for larger ones; and in\n"
+"                         auto a cached file of at most --file-cache-body\n"
+"                         bytes from memory)\n"
 "      --recv MODE        how requests are read: single (a RECV per request,\n"
 "                         the default) or multishot (a kept-alive\n"
 "                         connection's one multishot RECV into provided\n"
@@ -89,6 +92,12 @@ static void usage(FILE *f, int status)
 "                         how long a cached file's size and mtime are\n"
 "                         trusted; then the path is opened afresh (default\n"
 "                         60000; 0: no cache)\n"
+"      --file-cache-body BYTES\n"
+"                         a cached file of at most BYTES is kept in memory\n"
+"                         too (read once, then sent with its head by one\n"
+"                         SENDMSG; the memory as the read found it), BYTES\n"
+"                         per cached file and thread, touched as used\n"
+"                         (default 4096, at most %u; 0: none)\n"
 "  -l, --access-log FILE  common log format, one line per request, to FILE\n"
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"
@@ -122,7 +131,7 @@ static void usage(FILE *f, int status)
 "Signals: SIGTERM or SIGINT: stop (--drain-timeout); SIGQUIT: stop, no limit;\n"
 "SIGUSR1 or SIGHUP: reopen the logs; SIGUSR2: ignored.\n"
 "See httpd/README.md.\n", CONN_KIB, CHUNK / 1024, CHUNK / 1024,
-		LOG_MAX / 2 / 1024);
+		CHUNK, LOG_MAX / 2 / 1024);
 	exit(status);
 }
 
@@ -179,7 +188,7 @@ void parse_options(int argc, char **argv)
 	enum {
 		O_IDLE = 256, O_HEADER, O_SENDT, O_NODEFER, O_STATS, O_CACHE,
 		O_VALID, O_STOCK, O_RECV, O_FLUSH, O_PRECOMP,
-		O_DOTFILES, O_TYPES, O_USER, O_DRAIN, O_ERRLOG,
+		O_DOTFILES, O_TYPES, O_USER, O_DRAIN, O_ERRLOG, O_BODY,
 	};
 	static const struct option longs[] = {
 		{ "addr", required_argument, NULL, 'a' },
@@ -196,6 +205,7 @@ void parse_options(int argc, char **argv)
 		{ "drain-timeout", required_argument, NULL, O_DRAIN },
 		{ "file-cache", required_argument, NULL, O_CACHE },
 		{ "file-cache-valid", required_argument, NULL, O_VALID },
+		{ "file-cache-body", required_argument, NULL, O_BODY },
 		{ "access-log", required_argument, NULL, 'l' },
 		{ "no-access-log", no_argument, NULL, 'n' },
 		{ "error-log", required_argument, NULL, O_ERRLOG },
@@ -246,6 +256,8 @@ void parse_options(int argc, char **argv)
 						       65536); break;
 		case O_VALID: opt.cache_valid_ms = number(optarg,
 			"--file-cache-valid", INT_MAX); break;
+		case O_BODY: opt.cache_body = number(optarg,
+			"--file-cache-body", CHUNK); break;
 		case 'l': opt.log = optarg; break;
 		case 'n': opt.log = NULL; break;
 		case O_ERRLOG: opt.error_log = optarg; break;
@@ -279,4 +291,6 @@ void parse_options(int argc, char **argv)
 	at_least(opt.send_ms, 1, "--send-timeout");
 	if (!opt.cache_valid_ms)
 		opt.cache_files = 0;
+	if (opt.send != SEND_AUTO)	/* a forced way sends every body */
+		opt.cache_body = 0;
 }

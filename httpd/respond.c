@@ -3,7 +3,8 @@
  * respond.c: what nofd-httpd sends: a response's head, an error or a
  * redirect, and a file's body, by READ+SEND of a registered buffer or by
  * SENDFILE from the file's slot (without it, SPLICE file -> the
- * connection's direct pipe -> socket), a part at a time.
+ * connection's direct pipe -> socket), a part at a time, or a small one
+ * with its head by one SENDMSG from the open-file cache's memory.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -307,6 +308,43 @@ static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 	return n;
 }
 
+/*
+ * A body from the cache's memory (cache_memory()), READ into it first
+ * when it is not there yet: the head and the body by one SENDMSG. False:
+ * not from memory (--send forces a way, the file is too large for it, a
+ * part of it is asked for before it is in memory, or another response is
+ * filling it).
+ */
+static bool send_memory(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+	char *mem = cache_memory(w, c, &c->req.fill);
+
+	if (!mem)
+		return false;
+	c->phase = PH_SEND;
+	reserve(w, 2);
+	if (c->req.fill) {
+		sqe = sqe_for(w, c, OP_FILL);
+		io_uring_prep_read(sqe, c->fslot, mem, c->req.file_left, 0);
+		sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	}
+	c->req.iov[0] = (struct iovec){ c->out, c->out_len };
+	c->req.iov[1] = (struct iovec){ mem + c->req.file_off,
+					c->req.file_left };
+	c->req.msg.msg_iov = c->req.iov;
+	c->req.msg.msg_iovlen = 2;
+	sqe = sqe_for(w, c, OP_SEND);
+	io_uring_prep_sendmsg(sqe, conn_slot(w, c), &c->req.msg,
+			      MSG_NOSIGNAL | MSG_WAITALL);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	set_deadline(w, c, opt.send_ms);
+	c->req.chain_body = c->req.file_left;
+	c->req.file_off += c->req.file_left;
+	c->req.file_left = 0;
+	return true;
+}
+
 /* Send the next part of the file: SENDFILE, SPLICE or READ+SEND. */
 void send_chunk(struct worker *w, struct conn *c, bool first)
 {
@@ -493,5 +531,7 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 		send_out(w, c, NULL, 0);
 		return;
 	}
+	if (send_memory(w, c))
+		return;
 	send_chunk(w, c, true);
 }

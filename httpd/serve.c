@@ -612,6 +612,10 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		if (res == -ENOENT)
 			c->deadline_ms = 0;
 		break;
+	case OP_FILL:
+		c->req.filled = (size_t)res == c->req.chain_body;
+		op = OP_READ;	/* and as any READ of a body */
+		__attribute__((fallthrough));
 	case OP_SEND:
 	case OP_READ:
 	case OP_SPLICE_IN:

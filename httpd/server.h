@@ -130,6 +130,7 @@ struct options {
 	bool stats;
 	unsigned int cache_files;	/* per thread; 0: no open-file cache */
 	unsigned int cache_valid_ms;
+	unsigned int cache_body;	/* bodies of at most this, in memory */
 	bool stock;			/* as if without the nofd series */
 	bool precompressed;		/* FILE.br, FILE.gz for FILE */
 	bool list_dotfiles;		/* list names that start with '.' */
@@ -163,7 +164,7 @@ extern int root_fd;
 enum op {
 	OP_ACCEPT = 1, OP_RECV, OP_TICK, OP_OPEN, OP_STATX, OP_STATX_PRE,
 	OP_DENTS, OP_SEND, OP_READ, OP_PIPE, OP_SPLICE_IN, OP_SPLICE_OUT,
-	OP_SENDFILE,
+	OP_SENDFILE, OP_FILL,
 	OP_CLOSE, OP_CANCEL, OP_EXPIRE, OP_CANCEL_ACCEPT,
 	OP_LOG, OP_MSG, OP_WAKE, OP_INSTALL, OP_PIPE_FD, OP_RECV_MULTI,
 	OP_CANCEL_RECV, OP_LISTENER, OP_SHUTDOWN, OP_REOPEN_MSG, OP_REOPEN,
@@ -179,9 +180,10 @@ enum phase {
 /*
  * The server's counters, each a field of struct worker, summed over the
  * workers and printed by --stats as name=value, in this order. A file
- * body goes one way, SENDFILE, SPLICE or READ+SEND (send_chunk()): its
- * _bodies counts it once, its _parts each SENDFILE, SPLICE pair or
- * READ+SEND pair it took.
+ * body goes one way, SENDFILE, SPLICE or READ+SEND (send_chunk()), or
+ * from the cache's memory (send_memory()): its _bodies counts it once,
+ * its _parts each SENDFILE, SPLICE pair or READ+SEND pair it took;
+ * memory_fills counts the bodies READ into the cache's memory first.
  */
 #define HTTPD_COUNTERS(X)						\
 	X(requests, "requests")						\
@@ -201,6 +203,8 @@ enum phase {
 	X(splice_parts, "splice_parts")					\
 	X(read_bodies, "read_bodies")					\
 	X(read_parts, "read_parts")					\
+	X(memory_bodies, "memory_bodies")				\
+	X(memory_fills, "memory_fills")					\
 	X(mem_chunks_mapped, "mem_chunks_mapped")			\
 	X(mem_chunks_unmapped, "mem_chunks_unmapped")
 
@@ -248,6 +252,14 @@ struct cached_file {
 	char etag[HTTP_ETAG_MAX];
 	char last_modified[HTTP_DATE_LEN];
 	uint8_t etag_len;
+	/*
+	 * --file-cache-body bytes of memory of its own (NULL: none): a file
+	 * of at most that size is READ into it by the first whole response
+	 * from the entry (filling), and sent from it (in_memory) until the
+	 * entry holds another file
+	 */
+	char *body;
+	bool filling, in_memory;
 };
 
 /*
@@ -278,6 +290,11 @@ struct request {
 	bool file_changed;		/* short READ, SENDFILE or SPLICE */
 	bool no_body;			/* HEAD, or an error's answer to one */
 	bool use_read;			/* this body: READ+SEND */
+	/* this body from the cache's memory: the SENDMSG's head and body,
+	 * and whether its READ into the entry's memory (fill) gave it all */
+	struct msghdr msg;
+	struct iovec iov[2];
+	bool fill, filled;
 	uint64_t file_off, file_left;
 	uint64_t chain_body;		/* body bytes the chain in flight moves */
 	uint64_t sent;			/* body bytes sent, for the log */
@@ -452,6 +469,7 @@ struct worker_rbufs {
 /* The open-file cache (cache.c), most recently used first */
 struct worker_cache {
 	struct cached_file *files;	/* NULL: no cache */
+	char *bodies;			/* the entries' body memory, mapped */
 	int *buckets;
 	unsigned int nbuckets;
 	int lru_first, lru_last;
@@ -684,5 +702,6 @@ void cache_init(struct worker *w, int first_slot);
 bool cache_lookup(struct worker *w, struct conn *c, const char *name);
 void cache_adopt(struct worker *w, struct conn *c, const char *name);
 void cache_release(struct conn *c, bool failed);
+char *cache_memory(struct worker *w, struct conn *c, bool *fill);
 
 #endif

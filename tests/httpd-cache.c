@@ -8,6 +8,11 @@
  * truncated file is served as it is now; a file truncated under its entry
  * fails one response and is opened afresh by the next; 12 files through a
  * cache of 3 slots, from 4 client threads, each give their own bytes.
+ * A file of at most --file-cache-body bytes is READ into the cache's
+ * memory once and sent from it (one past that size is not): whole, a
+ * part, and within the validity as it was read, changed in place or
+ * truncated, whole; past it as it is now; a part asked for before it is
+ * in memory comes from the file; --send read keeps nothing in memory.
  */
 #include <pthread.h>
 
@@ -86,8 +91,9 @@ static void test_valid(void)
 	t_check(hc_header(&r, "ETag", tag, sizeof(tag)) && !strcmp(tag, want),
 		"and the old version's ETag: %s, not the new file's", tag);
 
-	/* truncated under its entry: one short response, then as it is */
-	replace(ROOT "/t.txt", 't', 4000);
+	/* truncated under its entry: one short response, then as it is
+	 * (larger than --file-cache-body's 4096: sent from the file) */
+	replace(ROOT "/t.txt", 't', 6000);
 	get_as_read(h.port, "/t.txt", ROOT "/t.txt");
 	t_assert(truncate(ROOT "/t.txt", 100) == 0, "truncate");
 	s = hc_get(h.port, "/t.txt", buf, sizeof(buf), &r);
@@ -142,6 +148,99 @@ static void test_off(void)
 		h.log);
 }
 
+/* GET @url with @range: 206 and @n bytes of @ch */
+static void get_part(int port, const char *url, const char *range,
+		     char ch, size_t n, const char *what)
+{
+	char hdr[64];
+	struct hc_resp r;
+	size_t same = 0;
+	int s;
+
+	snprintf(hdr, sizeof(hdr), "Range: %s\r\n", range);
+	s = hc_request_with(port, "GET", url, hdr, buf, sizeof(buf), &r);
+	while (s == 206 && same < r.body_len && r.body[same] == ch)
+		same++;
+	t_check(s == 206 && r.body_len == n && same == n,
+		"%s: %d, %zu bytes, %zu of them '%c' (want %zu)", what, s,
+		r.body_len, same, ch, n);
+}
+
+/* GET @url: 200 and @n bytes of @ch */
+static void get_bytes(int port, const char *url, char ch, size_t n,
+		      const char *what)
+{
+	struct hc_resp r;
+	size_t same = 0;
+	int s = hc_get(port, url, buf, sizeof(buf), &r);
+
+	while (s == 200 && same < r.body_len && r.body[same] == ch)
+		same++;
+	t_check(s == 200 && r.body_len == n && same == n,
+		"%s: %d, %zu bytes, %zu of them '%c' (want %zu)", what, s,
+		r.body_len, same, ch, n);
+}
+
+/* --file-cache-body 2048: what is kept in memory, and for how long */
+static void test_memory(void)
+{
+	const char *argv[] = { "-n", "--threads", "1", "--stats",
+			       "--file-cache-body", "2048",
+			       "--file-cache-valid", "1000", NULL };
+	const char *argv_read[] = { "-n", "--threads", "1", "--stats",
+				    "--send", "read", NULL };
+	char in_place[2048];
+	struct httpd h;
+
+	replace(ROOT "/m.txt", 'm', 2048);	/* the most it keeps */
+	replace(ROOT "/l.txt", 'l', 2049);	/* one byte too many */
+	replace(ROOT "/p.txt", 'p', 1000);
+	httpd_start(&h, ROOT, argv);
+	for (int i = 0; i < 3; i++) {
+		get_as_read(h.port, "/m.txt", ROOT "/m.txt");
+		get_as_read(h.port, "/l.txt", ROOT "/l.txt");
+	}
+	get_part(h.port, "/m.txt", "bytes=100-199", 'm', 100,
+		 "a part of a file in memory");
+	/* a part first: from the file; then the whole fills the memory */
+	get_part(h.port, "/p.txt", "bytes=-10", 'p', 10,
+		 "a part before the file is in memory");
+	get_as_read(h.port, "/p.txt", ROOT "/p.txt");
+	get_part(h.port, "/p.txt", "bytes=990-", 'p', 10,
+		 "a part after it is");
+
+	/* within the validity: the memory as it was read, whole */
+	memset(in_place, 'x', sizeof(in_place));
+	t_write_file(ROOT "/m.txt", in_place, sizeof(in_place));
+	get_bytes(h.port, "/m.txt", 'm', 2048, "changed in place, within "
+		  "the validity: as read into memory");
+	t_assert(truncate(ROOT "/m.txt", 10) == 0, "truncate");
+	get_bytes(h.port, "/m.txt", 'm', 2048, "truncated, within the "
+		  "validity: whole, not a short response");
+	usleep(1100000);
+	get_bytes(h.port, "/m.txt", 'x', 10, "past the validity: as it is");
+	get_bytes(h.port, "/m.txt", 'x', 10, "and from memory again");
+
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+	/* m.txt: 3 + a part + 2 + 2; p.txt: the whole and a part */
+	t_check(httpd_stat(&h, "memory_bodies=") == 10 &&
+		httpd_stat(&h, "memory_fills=") == 3,
+		"10 bodies from memory, 3 READ into it: %s", h.log);
+	t_check(httpd_stat(&h, "sendfile_bodies=") +
+		httpd_stat(&h, "read_bodies=") == 4,
+		"l.txt's 3 bodies and p.txt's first part from the file: %s",
+		h.log);
+
+	httpd_start(&h, ROOT, argv_read);
+	get_as_read(h.port, "/p.txt", ROOT "/p.txt");
+	get_as_read(h.port, "/p.txt", ROOT "/p.txt");
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+	t_check(httpd_stat(&h, "memory_bodies=") == 0 &&
+		httpd_stat(&h, "read_bodies=") == 2,
+		"--send read: both by READ+SEND, none from memory: %s",
+		h.log);
+}
+
 static int churn_port;
 
 static void *churn(void *arg)
@@ -187,6 +286,10 @@ static void test_evict(void)
 	t_check(httpd_stat(&h, "cache_hits=") > 0 &&
 		httpd_stat(&h, "cache_misses=") > 0, "hits and misses: %s",
 		h.log);
+	/* every entry's memory took file after file */
+	t_check(httpd_stat(&h, "memory_fills=") > 3 &&
+		httpd_stat(&h, "memory_bodies=") > 0,
+		"bodies from memory, memory filled again: %s", h.log);
 	t_check(strstr(h.log, "allocs_after_start=0\n") != NULL,
 		"allocations: %s", h.log);
 }
@@ -198,5 +301,6 @@ int main(void)
 	test_expiry();
 	test_off();
 	test_evict();
+	test_memory();
 	return t_exit();
 }

@@ -8,9 +8,10 @@
  * header it cannot read, for HEAD, and when If-Range names another version
  * (by entity tag or date); and Accept-Ranges: bytes on every file response.
  * Each body went the way its mode says (the server's --stats counts the
- * bodies sent each way): in auto, by SENDFILE; in stock mode, where
- * there is no SENDFILE, by READ+SEND when it fits one buffer with its
- * head, else by SPLICE, as sendfile does there.
+ * bodies sent each way): in auto, by SENDFILE (the file is larger than
+ * the cache keeps in memory, however small the part); in stock mode,
+ * where there is no SENDFILE, by READ+SEND when it fits one buffer with
+ * its head, else by SPLICE, as sendfile does there.
  */
 #include "httpd.h"
 

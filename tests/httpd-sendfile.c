@@ -33,7 +33,7 @@ static unsigned long sendfiles;	/* SENDFILEs they take: one per MiB */
 static void count(const struct hc_resp *r)
 {
 	hc_count_body(&ways, "auto", r);
-	if (hc_way("auto", r->body_len, r->head_len) == HC_SENDFILE)
+	if (hc_way("auto", r) == HC_SENDFILE)
 		sendfiles += (r->body_len + MIB - 1) / MIB;
 }
 

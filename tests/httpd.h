@@ -382,9 +382,13 @@ static inline int hc_get(int port, const char *path, char *buf,
 /*
  * The ways nofd-httpd sends a file's body, each counted by its --stats
  * (NAME_bodies=, NAME_parts=; httpd/server.h): SENDFILE from the file's
- * slot, SPLICE through the connection's pipe, READ+SEND of a buffer.
+ * slot, SPLICE through the connection's pipe, READ+SEND of a buffer, one
+ * SENDMSG from the open-file cache's memory.
  */
-enum hc_way { HC_SENDFILE, HC_SPLICE, HC_READ, HC_WAYS };
+enum hc_way { HC_SENDFILE, HC_SPLICE, HC_READ, HC_MEMORY, HC_WAYS };
+
+/* --file-cache-body's default: auto sends files up to this from memory */
+#define HC_MEMORY_MAX 4096
 
 /* File bodies sent each way */
 struct hc_ways {
@@ -397,19 +401,36 @@ static inline bool httpd_has_sendfile(void)
 	return (nofd_features() & IO_URING_NOFD_SENDFILE) && !httpd_stock();
 }
 
-/*
- * The way a server started with --send @mode sends a file body of @len
- * bytes behind a head of @head_len: auto sends every body by SENDFILE
- * where the kernel has it; without it (stock mode), by READ+SEND when the
- * two fit one 64 KiB buffer (httpd/server.h's CHUNK) and a larger one by
- * SPLICE, as sendfile does there.
- */
-static inline enum hc_way hc_way(const char *mode, size_t len,
-				 size_t head_len)
+/* The size of the file whose body (or part) @r carries */
+static inline size_t hc_file_size(const struct hc_resp *r)
 {
+	char v[96];
+	const char *slash;
+
+	if (hc_header(r, "Content-Range", v, sizeof(v)) &&
+	    (slash = strchr(v, '/')))
+		return strtoul(slash + 1, NULL, 10);
+	return r->body_len;
+}
+
+/*
+ * The way a server started with --send @mode (and the default file cache)
+ * sends the body of @r: auto sends a file of at most HC_MEMORY_MAX bytes
+ * from the cache's memory (the first whole response READs it there; the
+ * tests ask for no part of such a file before that), every other body by
+ * SENDFILE where the kernel has it; without it (stock mode), by READ+SEND
+ * when the body fits one 64 KiB buffer (httpd/server.h's CHUNK) with its
+ * head and a larger one by SPLICE, as sendfile does there.
+ */
+static inline enum hc_way hc_way(const char *mode, const struct hc_resp *r)
+{
+	bool is_auto = !strcmp(mode, "auto");
+
+	if (is_auto && hc_file_size(r) <= HC_MEMORY_MAX)
+		return HC_MEMORY;
 	if (!strcmp(mode, "read") ||
-	    (!strcmp(mode, "auto") && !httpd_has_sendfile() &&
-	     len + head_len <= 65536))
+	    (is_auto && !httpd_has_sendfile() &&
+	     r->body_len + r->head_len <= 65536))
 		return HC_READ;
 	if (!strcmp(mode, "splice") || !httpd_has_sendfile())
 		return HC_SPLICE;
@@ -421,7 +442,7 @@ static inline void hc_count_body(struct hc_ways *w, const char *mode,
 				 const struct hc_resp *r)
 {
 	if (r->body_len)
-		w->bodies[hc_way(mode, r->body_len, r->head_len)]++;
+		w->bodies[hc_way(mode, r)]++;
 }
 
 /*
@@ -433,7 +454,7 @@ static inline void httpd_check_ways(const struct httpd *h,
 				    const char *what)
 {
 	static const char *const names[HC_WAYS] = {
-		"sendfile", "splice", "read",
+		"sendfile", "splice", "read", "memory",
 	};
 
 	for (int i = 0; i < HC_WAYS; i++) {
