@@ -19,7 +19,7 @@ struct options opt = {
 	.header_ms = 10000, .send_ms = 30000, .drain_ms = 30000, .log = "-", .log_flush_ms = 1000,
 	.defer = true,
 	.cache_files = 256, .cache_valid_ms = 60000,
-	.cache_body = 4096,
+	.cache_body = 2048,
 };
 
 const char *const send_mode_names[NR_SEND_MODES] = {
@@ -97,7 +97,7 @@ static void usage(FILE *f, int status)
 "                         too (read once, then sent with its head by one\n"
 "                         SENDMSG; the memory as the read found it), BYTES\n"
 "                         per cached file and thread, touched as used\n"
-"                         (default 4096, at most %u; 0: none)\n"
+"                         (default 2048, at most %u; 0: none)\n"
 "  -l, --access-log FILE  common log format, one line per request, to FILE\n"
 "                         (opened as a direct descriptor) or - for stdout\n"
 "                         (the default)\n"

@@ -92,7 +92,7 @@ static void test_valid(void)
 		"and the old version's ETag: %s, not the new file's", tag);
 
 	/* truncated under its entry: one short response, then as it is
-	 * (larger than --file-cache-body's 4096: sent from the file) */
+	 * (larger than --file-cache-body's 2048: sent from the file) */
 	replace(ROOT "/t.txt", 't', 6000);
 	get_as_read(h.port, "/t.txt", ROOT "/t.txt");
 	t_assert(truncate(ROOT "/t.txt", 100) == 0, "truncate");
@@ -181,19 +181,19 @@ static void get_bytes(int port, const char *url, char ch, size_t n,
 		r.body_len, same, ch, n);
 }
 
-/* --file-cache-body 2048: what is kept in memory, and for how long */
+/* --file-cache-body 3000: what is kept in memory, and for how long */
 static void test_memory(void)
 {
 	const char *argv[] = { "-n", "--threads", "1", "--stats",
-			       "--file-cache-body", "2048",
+			       "--file-cache-body", "3000",
 			       "--file-cache-valid", "1000", NULL };
 	const char *argv_read[] = { "-n", "--threads", "1", "--stats",
 				    "--send", "read", NULL };
-	char in_place[2048];
+	char in_place[3000];
 	struct httpd h;
 
-	replace(ROOT "/m.txt", 'm', 2048);	/* the most it keeps */
-	replace(ROOT "/l.txt", 'l', 2049);	/* one byte too many */
+	replace(ROOT "/m.txt", 'm', 3000);	/* the most it keeps */
+	replace(ROOT "/l.txt", 'l', 3001);	/* one byte too many */
 	replace(ROOT "/p.txt", 'p', 1000);
 	httpd_start(&h, ROOT, argv);
 	for (int i = 0; i < 3; i++) {
@@ -212,10 +212,10 @@ static void test_memory(void)
 	/* within the validity: the memory as it was read, whole */
 	memset(in_place, 'x', sizeof(in_place));
 	t_write_file(ROOT "/m.txt", in_place, sizeof(in_place));
-	get_bytes(h.port, "/m.txt", 'm', 2048, "changed in place, within "
+	get_bytes(h.port, "/m.txt", 'm', 3000, "changed in place, within "
 		  "the validity: as read into memory");
 	t_assert(truncate(ROOT "/m.txt", 10) == 0, "truncate");
-	get_bytes(h.port, "/m.txt", 'm', 2048, "truncated, within the "
+	get_bytes(h.port, "/m.txt", 'm', 3000, "truncated, within the "
 		  "validity: whole, not a short response");
 	usleep(1100000);
 	get_bytes(h.port, "/m.txt", 'x', 10, "past the validity: as it is");

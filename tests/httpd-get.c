@@ -7,7 +7,7 @@
  * not exist is 404, in each of the modes auto, sendfile, splice (SPLICE
  * through a direct pipe, to compare) and read. Each body went the way
  * its mode says (the server's --stats counts the bodies sent each way):
- * in auto, a file of at most 4 KiB (--file-cache-body's default) from
+ * in auto, a file of at most 2 KiB (--file-cache-body's default) from
  * the open-file cache's memory, a larger one by SENDFILE; in stock mode,
  * where there is no SENDFILE, by READ+SEND when it fits one buffer with
  * its head, else by SPLICE, as sendfile does there.

@@ -388,7 +388,7 @@ static inline int hc_get(int port, const char *path, char *buf,
 enum hc_way { HC_SENDFILE, HC_SPLICE, HC_READ, HC_MEMORY, HC_WAYS };
 
 /* --file-cache-body's default: auto sends files up to this from memory */
-#define HC_MEMORY_MAX 4096
+#define HC_MEMORY_MAX 2048
 
 /* File bodies sent each way */
 struct hc_ways {
