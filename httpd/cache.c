@@ -97,7 +97,7 @@ void cache_init(struct worker *w, int first_slot)
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 				 -1, 0);
 		if (k->bodies == MAP_FAILED)
-			die("memory for --file-cache-body", -ENOMEM);
+			die("memory for --file-cache-body", -errno);
 	}
 	k->lru_first = k->lru_last = -1;
 	for (unsigned int i = 0; i < opt.cache_files; i++) {

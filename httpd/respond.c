@@ -12,6 +12,24 @@
 
 #include "server.h"
 
+/*
+ * A SEND of @len bytes at @buf to the connection's socket, counted in
+ * c->req.send_want: a SEND the send deadline cancels after it sent a
+ * part completes with that part's length, not an error, and on_sent()
+ * fails the response when the SENDs moved less than they were given.
+ */
+static struct io_uring_sqe *queue_send(struct worker *w, struct conn *c,
+				       const void *buf, size_t len, int flags)
+{
+	struct io_uring_sqe *sqe = sqe_for(w, c, OP_SEND);
+
+	io_uring_prep_send(sqe, conn_slot(w, c), buf, len,
+			   MSG_NOSIGNAL | MSG_WAITALL | flags);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	c->req.send_want += len;
+	return sqe;
+}
+
 /* The head and @body (@len bytes, NULL for none), then the next request. */
 void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 {
@@ -20,16 +38,10 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 	c->phase = PH_SEND;
 	c->req.file_left = 0;
 	reserve(w, 2);
-	sqe = sqe_for(w, c, OP_SEND);
-	io_uring_prep_send(sqe, conn_slot(w, c), c->out, c->out_len,
-			   MSG_NOSIGNAL | MSG_WAITALL | (len ? MSG_MORE : 0));
-	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe = queue_send(w, c, c->out, c->out_len, len ? MSG_MORE : 0);
 	if (len) {
 		sqe->flags |= IOSQE_IO_LINK;
-		sqe = sqe_for(w, c, OP_SEND);
-		io_uring_prep_send(sqe, conn_slot(w, c), body, len,
-				   MSG_NOSIGNAL | MSG_WAITALL);
-		sqe->flags |= IOSQE_FIXED_FILE;
+		queue_send(w, c, body, len, 0);
 	}
 	set_deadline(w, c, opt.send_ms);
 	c->req.chain_body = len;
@@ -232,7 +244,7 @@ void on_pipe(struct worker *w, struct conn *c)
 }
 
 /* READ a part behind the head into the connection's buffer, then SEND. */
-static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
+static size_t queue_read(struct worker *w, struct conn *c, size_t hl)
 {
 	size_t n = c->req.file_left < CHUNK - hl ? c->req.file_left :
 						    CHUNK - hl;
@@ -251,24 +263,15 @@ static size_t queue_read(struct worker *w, struct conn *c, size_t hl, int sock)
 		io_uring_prep_read(sqe, c->fslot, c->body + hl, n,
 				   c->req.file_off);
 	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
-	sqe = sqe_for(w, c, OP_SEND);
-	io_uring_prep_send(sqe, sock, c->body, hl + n,
-			   MSG_NOSIGNAL | MSG_WAITALL);
-	sqe->flags |= IOSQE_FIXED_FILE;
+	queue_send(w, c, c->body, hl + n, 0);
 	return n;
 }
 
 /* The head, if any, by a SEND that says more follows. */
-static void queue_head(struct worker *w, struct conn *c, size_t hl, int sock)
+static void queue_head(struct worker *w, struct conn *c, size_t hl)
 {
-	struct io_uring_sqe *sqe;
-
-	if (!hl)
-		return;
-	sqe = sqe_for(w, c, OP_SEND);
-	io_uring_prep_send(sqe, sock, c->out, hl,
-			   MSG_NOSIGNAL | MSG_WAITALL | MSG_MORE);
-	sqe->flags |= IOSQE_FIXED_FILE | IOSQE_IO_LINK;
+	if (hl)
+		queue_send(w, c, c->out, hl, MSG_MORE)->flags |= IOSQE_IO_LINK;
 }
 
 /* A part of at most SENDFILE_PART straight from the file's slot. */
@@ -279,7 +282,7 @@ static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 						      SENDFILE_PART;
 	struct io_uring_sqe *sqe;
 
-	queue_head(w, c, hl, sock);
+	queue_head(w, c, hl);
 	sqe = sqe_for(w, c, OP_SENDFILE);
 	io_uring_prep_sendfile(sqe, sock, c->fslot, c->req.file_off, n,
 			       SPLICE_F_FD_IN_FIXED);
@@ -296,7 +299,7 @@ static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 
 	if (n > (uint64_t)c->pipe.size)
 		n = c->pipe.size;
-	queue_head(w, c, hl, sock);
+	queue_head(w, c, hl);
 	sqe = sqe_for(w, c, OP_SPLICE_IN);
 	io_uring_prep_splice(sqe, c->fslot, c->req.file_off, c->pipe.wr, -1, n,
 			     SPLICE_F_FD_IN_FIXED);
@@ -338,6 +341,7 @@ static bool send_memory(struct worker *w, struct conn *c)
 	io_uring_prep_sendmsg(sqe, conn_slot(w, c), &c->req.msg,
 			      MSG_NOSIGNAL | MSG_WAITALL);
 	sqe->flags |= IOSQE_FIXED_FILE;
+	c->req.send_want += c->out_len + c->req.file_left;
 	set_deadline(w, c, opt.send_ms);
 	c->req.chain_body = c->req.file_left;
 	c->req.file_off += c->req.file_left;
@@ -377,7 +381,7 @@ void send_chunk(struct worker *w, struct conn *c, bool first)
 		return;
 	}
 	if (c->req.use_read) {
-		n = queue_read(w, c, hl, sock);
+		n = queue_read(w, c, hl);
 		w->stats.read_parts++;
 		w->stats.read_bodies += first;
 	} else if (kc.sendfile) {

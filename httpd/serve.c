@@ -465,6 +465,11 @@ static void request_done(struct worker *w, struct conn *c)
 
 static void on_sent(struct worker *w, struct conn *c)
 {
+	/* a SEND cut short (by the send deadline's cancel) says how much
+	 * it sent, not an error: the client has a part, so close */
+	if (c->req.send_got != c->req.send_want)
+		c->req.failed = true;
+	c->req.send_got = c->req.send_want = 0;
 	if (!c->req.failed)
 		c->req.sent += c->req.chain_body;
 	if (!c->req.failed && c->req.file_left) {
@@ -628,6 +633,8 @@ static void record(struct conn *c, enum op op, struct io_uring_cqe *cqe)
 		if (op != OP_PIPE && (res < 0 || (op != OP_SEND &&
 				      (size_t)res != c->req.chain_body)))
 			c->req.failed = true;
+		if (op == OP_SEND && res > 0)
+			c->req.send_got += res;	/* on_sent() compares */
 		/* the file gave less than its STATX said */
 		if ((op == OP_READ || op == OP_SPLICE_IN ||
 		     (op == OP_SENDFILE && res >= 0)) &&

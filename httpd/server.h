@@ -297,6 +297,8 @@ struct request {
 	bool fill, filled;
 	uint64_t file_off, file_left;
 	uint64_t chain_body;		/* body bytes the chain in flight moves */
+	/* bytes its SENDs were given and sent (respond.c's queue_send()) */
+	uint64_t send_want, send_got;
 	uint64_t sent;			/* body bytes sent, for the log */
 };
 
