@@ -203,6 +203,7 @@ void cache_adopt(struct worker *w, struct conn *c, const char *name)
 	e->used = true;
 	e->stale = false;
 	e->in_memory = false;
+	e->head_len = 0;
 	e->users = 1;
 	e->size = c->req.stx.stx_size;
 	e->mtime = c->req.stx.stx_mtime.tv_sec;

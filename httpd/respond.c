@@ -47,6 +47,14 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 	c->req.chain_body = len;
 }
 
+/* A head's last line, and the head's length */
+static void put_connection(struct http_out *o, struct conn *c)
+{
+	http_put_str(o, c->keepalive ? "Connection: keep-alive\r\n\r\n" :
+				       "Connection: close\r\n\r\n");
+	c->out_len = o->p - c->out;
+}
+
 /*
  * The response head, into c->out. @type NULL: no body follows and none is
  * described (304), so no Content-Type or Content-Length either.
@@ -63,18 +71,47 @@ void write_head(struct worker *w, struct conn *c, int status,
 	http_put_str(&o, http_reason(status));
 	http_put_str(&o, "\r\nServer: nofd-httpd\r\nDate: ");
 	http_put(&o, w->clock.date, HTTP_DATE_LEN - 1);
+	http_put(&o, "\r\n", 2);
+	c->req.head_lines = o.p - c->out;
 	if (type) {
-		http_put_str(&o, "\r\nContent-Type: ");
+		http_put_str(&o, "Content-Type: ");
 		http_put_str(&o, type);
 		http_put_str(&o, "\r\nContent-Length: ");
 		http_put_uint(&o, length);
+		http_put(&o, "\r\n", 2);
 	}
-	http_put(&o, "\r\n", 2);
 	if (extra)
 		http_put_str(&o, extra);
-	http_put_str(&o, c->keepalive ? "Connection: keep-alive\r\n\r\n" :
-					 "Connection: close\r\n\r\n");
-	c->out_len = o.p - c->out;
+	c->req.head_lines_end = o.p - c->out;
+	put_connection(&o, c);
+}
+
+/*
+ * The head of a 200 for the whole of the cached file @e, with the lines
+ * the entry kept from the first one (write_head()'s, byte for byte)
+ */
+static void write_head_cached(struct worker *w, struct conn *c,
+			      const struct cached_file *e)
+{
+	struct http_out o = { c->out, c->out + OUT_MAX };
+
+	c->req.status = 200;
+	http_put_str(&o, "HTTP/1.1 200 OK\r\nServer: nofd-httpd\r\nDate: ");
+	http_put(&o, w->clock.date, HTTP_DATE_LEN - 1);
+	http_put(&o, "\r\n", 2);
+	http_put(&o, e->head, e->head_len);
+	put_connection(&o, c);
+}
+
+/* Keep the file lines of the head just made with the entry @e */
+static void keep_head(struct conn *c, struct cached_file *e)
+{
+	size_t n = c->req.head_lines_end - c->req.head_lines;
+
+	if (n > sizeof(e->head))
+		return;
+	memcpy(e->head, c->out + c->req.head_lines, n);
+	e->head_len = n;
 }
 
 /*
@@ -460,16 +497,40 @@ static void put_content_range(struct http_out *o, uint64_t start, uint64_t n,
 	http_put_str(o, "\r\n");
 }
 
+/*
+ * The body of a file's response, @n bytes from @start, behind the head in
+ * c->out (none for HEAD): from the cache's memory, or by SENDFILE where
+ * the kernel has it; without it, one that fits a buffer with the head by
+ * READ+SEND, a larger one by SPLICE (and each way when --send says so)
+ */
+static void send_body(struct worker *w, struct conn *c, uint64_t start,
+		      uint64_t n)
+{
+	c->req.file_off = start;
+	c->req.file_left = c->req.no_body ? 0 : n;
+	c->req.use_read = opt.send == SEND_READ ||
+		      (opt.send == SEND_AUTO && !kc.sendfile &&
+		       c->req.file_left + c->out_len <= CHUNK);
+	if (!c->req.file_left) {
+		send_out(w, c, NULL, 0);
+		return;
+	}
+	if (send_memory(w, c))
+		return;
+	send_chunk(w, c, true);
+}
+
 void serve_file(struct worker *w, struct conn *c, const char *name)
 {
 	char extra[320], date_buf[HTTP_DATE_LEN], etag_buf[HTTP_ETAG_MAX];
 	struct http_out o = { extra, extra + sizeof(extra) - 1 };
-	const struct cached_file *e = c->req.cached;
+	struct cached_file *e = c->req.cached;
 	time_t mtime = c->req.stx.stx_mtime.tv_sec;
 	uint64_t size = c->req.stx.stx_size, start = 0, n = size;
 	const char *etag = etag_buf, *date = date_buf;
 	enum http_range range = HTTP_RANGE_ALL;
 	size_t etag_len;
+	bool whole;
 	int status;
 
 	/* an entry of the cache has them made (its size and mtime are these) */
@@ -500,6 +561,14 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 		error_page(w, c, 416, extra);
 		return;
 	}
+	/* a 200 for a cached file by its own name: the lines its entry kept */
+	whole = status != 304 && range != HTTP_RANGE_ONE && e &&
+		!c->req.variant;
+	if (whole && e->head_len) {
+		write_head_cached(w, c, e);
+		send_body(w, c, start, n);
+		return;
+	}
 	http_put_str(&o, "Last-Modified: ");
 	http_put(&o, date, HTTP_DATE_LEN - 1);
 	http_put_str(&o, "\r\nETag: ");
@@ -521,21 +590,7 @@ void serve_file(struct worker *w, struct conn *c, const char *name)
 	*o.p = '\0';
 	write_head(w, c, range == HTTP_RANGE_ONE ? 206 : 200,
 		   http_content_type(name), n, extra);
-	c->req.file_off = start;
-	c->req.file_left = c->req.no_body ? 0 : n;
-	/* auto: every body by SENDFILE where the kernel has it (from 2 KiB
-	 * up it costs less than READ+SEND, at 1 KiB 1.7% more: no size
-	 * threshold pays, httpd/README.md); without
-	 * it, one that fits a buffer with the head by READ+SEND, a larger
-	 * one by SPLICE */
-	c->req.use_read = opt.send == SEND_READ ||
-		      (opt.send == SEND_AUTO && !kc.sendfile &&
-		       c->req.file_left + c->out_len <= CHUNK);
-	if (!c->req.file_left) {
-		send_out(w, c, NULL, 0);
-		return;
-	}
-	if (send_memory(w, c))
-		return;
-	send_chunk(w, c, true);
+	if (whole)
+		keep_head(c, e);
+	send_body(w, c, start, n);
 }

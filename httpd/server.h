@@ -92,6 +92,7 @@
  */
 #define ACCEPT_DEPTH	4
 #define CACHE_PATH_MAX	256	/* longer paths are not cached */
+#define CACHE_HEAD_MAX	320	/* a cached file's head lines (longer: not) */
 #define RBUF		2048	/* a provided buffer of the multishot RECVs */
 #define RBUF_GROUP	0	/* their buffer group */
 #define HELD_MAX	16	/* buffers a connection holds: its RECV pauses */
@@ -260,6 +261,14 @@ struct cached_file {
 	 */
 	char *body;
 	bool filling, in_memory;
+	/*
+	 * the lines of a 200's head for the whole file requested by its own
+	 * name (no --precompressed variant), from Content-Type to the last
+	 * before Connection, as write_head() made them for the first such
+	 * response (0: none yet, or they did not fit)
+	 */
+	char head[CACHE_HEAD_MAX];
+	uint16_t head_len;
 };
 
 /*
@@ -286,6 +295,8 @@ struct request {
 	size_t path_len;
 	/* the response (respond.c) */
 	int status;
+	/* the head's file lines in c->out, from Content-Type (write_head) */
+	uint16_t head_lines, head_lines_end;
 	bool failed;			/* answered in part: close after */
 	bool file_changed;		/* short READ, SENDFILE or SPLICE */
 	bool no_body;			/* HEAD, or an error's answer to one */

@@ -13,6 +13,9 @@
  * part, and within the validity as it was read, changed in place or
  * truncated, whole; past it as it is now; a part asked for before it is
  * in memory comes from the file; --send read keeps nothing in memory.
+ * A cached file's 200 head is the first one's but for its Date, and a
+ * variant's entry (--precompressed) keeps apart the head of a request for
+ * it by name from that of a request for its file.
  */
 #include <pthread.h>
 
@@ -241,6 +244,74 @@ static void test_memory(void)
 		h.log);
 }
 
+/* The head of GET @url with @headers, its Date line cut out, into @out */
+static int head_of(int port, const char *url, const char *headers,
+		   char *out, size_t size)
+{
+	struct hc_resp r;
+	int s = hc_request_with(port, "GET", url, headers, buf, sizeof(buf),
+				&r);
+	const char *date = s > 0 ? memmem(r.head, r.head_len, "\r\nDate: ",
+					  8) : NULL;
+	const char *eol = date ? memmem(date + 2, r.head + r.head_len -
+					date - 2, "\r\n", 2) : NULL;
+
+	t_assert(eol && r.head_len < size, "GET %s: a head with a Date", url);
+	snprintf(out, size, "%.*s%.*s", (int)(date - r.head), r.head,
+		 (int)(r.head + r.head_len - eol), eol);
+	return s;
+}
+
+/*
+ * A cached file's 200 head is made once and kept with its entry: each
+ * later one is the first, byte for byte but for its Date; with
+ * --precompressed the entry of a variant (FILE.gz) keeps the head of a
+ * request for it by name, and a request for FILE that gets the variant
+ * still has its own (FILE's type, Content-Encoding)
+ */
+static void test_heads(void)
+{
+	const char *argv[] = { "-n", "--threads", "1", "--precompressed",
+			       NULL };
+	static const char *const gz = "Accept-Encoding: gzip\r\n";
+	char first[1024], later[1024], named[1024];
+	struct httpd h;
+	int s;
+
+	replace(ROOT "/h.html", 'h', 500);
+	replace(ROOT "/z.txt", 'z', 400);
+	replace(ROOT "/z.txt.gz", 'g', 300);
+	httpd_start(&h, ROOT, argv);
+	s = head_of(h.port, "/h.html", "", first, sizeof(first));
+	for (int i = 0; i < 3; i++) {
+		t_check(head_of(h.port, "/h.html", "", later,
+				sizeof(later)) == s && !strcmp(later, first),
+			"a cached file's head, time %d: as the first:\n%s\n%s",
+			i + 2, first, later);
+	}
+	t_check(strstr(first, "Content-Type: text/html") &&
+		strstr(first, "Content-Length: 500\r\n") &&
+		strstr(first, "Vary: Accept-Encoding\r\n") &&
+		strstr(first, "Connection: close\r\n"),
+		"the head has the file's lines: %s", first);
+
+	s = head_of(h.port, "/z.txt", gz, first, sizeof(first));
+	head_of(h.port, "/z.txt.gz", "", named, sizeof(named));
+	head_of(h.port, "/z.txt.gz", "", later, sizeof(later));
+	t_check(!strcmp(named, later) && !strstr(named, "Content-Encoding") &&
+		strstr(named, "Content-Length: 300\r\n") &&
+		!strstr(named, "Content-Type: text/plain"),
+		"FILE.gz by its name, twice: its own type, no coding:\n%s\n%s",
+		named, later);
+	t_check(head_of(h.port, "/z.txt", gz, later, sizeof(later)) == s &&
+		!strcmp(later, first) &&
+		strstr(first, "Content-Encoding: gzip\r\n") &&
+		strstr(first, "Content-Type: text/plain"),
+		"FILE, which gets FILE.gz, after that: as before:\n%s\n%s",
+		first, later);
+	t_check(httpd_stop(&h, SIGTERM) == 0, "exit status");
+}
+
 static int churn_port;
 
 static void *churn(void *arg)
@@ -302,5 +373,6 @@ int main(void)
 	test_off();
 	test_evict();
 	test_memory();
+	test_heads();
 	return t_exit();
 }
