@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "server.h"
 
@@ -327,15 +328,23 @@ static size_t queue_sendfile(struct worker *w, struct conn *c, size_t hl,
 	return n;
 }
 
-/* Without SENDFILE: a pipe's worth, SPLICE file -> pipe -> socket. */
+/*
+ * Without SENDFILE: a pipe's worth, SPLICE file -> pipe -> socket. Each of
+ * the pipe's buffers holds one page of the file at most, so a pipe of P
+ * bytes holds P bytes from a page boundary, and from inside a page (a
+ * Range) that page's bytes before the offset less: ask for more, and the
+ * SPLICE comes up short as for a truncated file.
+ */
 static size_t queue_splice(struct worker *w, struct conn *c, size_t hl,
 			   int sock)
 {
+	uint64_t room = c->pipe.size -
+			c->req.file_off % (uint64_t)sysconf(_SC_PAGESIZE);
 	size_t n = c->req.file_left;
 	struct io_uring_sqe *sqe;
 
-	if (n > (uint64_t)c->pipe.size)
-		n = c->pipe.size;
+	if (n > room)
+		n = room;
 	queue_head(w, c, hl);
 	sqe = sqe_for(w, c, OP_SPLICE_IN);
 	io_uring_prep_splice(sqe, c->fslot, c->req.file_off, c->pipe.wr, -1, n,

@@ -7,6 +7,10 @@
  * connection kept; the whole file with 200 for several ranges, for a
  * header it cannot read, for HEAD, and when If-Range names another version
  * (by entity tag or date); and Accept-Ranges: bytes on every file response.
+ * Ranges of a 3 MiB file from inside a page, which go in parts: a SPLICE
+ * asked for a pipe's size from an offset inside a page came up short
+ * and the 206 had no body (stock mode and --send splice, found by review
+ * 2026-12-07).
  * Each body went the way its mode says (the server's --stats counts the
  * bodies sent each way): in auto, by SENDFILE (the file is larger than
  * the cache keeps in memory, however small the part); in stock mode,
@@ -18,7 +22,9 @@
 #define ROOT "/tmp/httpd-range"
 #define SIZE 300000
 
-static char buf[SIZE + 8192], data[SIZE];
+#define BIG (3 << 20)	/* more than a pipe's most (1 MiB): parts */
+
+static char buf[BIG + 8192], data[BIG];
 static struct hc_ways ways;	/* the bodies each way, in this mode */
 
 struct want {
@@ -87,6 +93,31 @@ static void check_case(int port, const struct want *w, const char *mode)
 	}
 }
 
+/*
+ * Ranges of a file larger than a pipe holds, from inside a page: in parts
+ * (SPLICE, SENDFILE, READ+SEND), each as read(2) reads it
+ */
+static void check_big(int port, const char *mode)
+{
+	static const long from[] = { 100, 70000, 1, 4095, 4096 };
+
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
+		char h[64];
+		struct hc_resp r;
+		int s;
+
+		snprintf(h, sizeof(h), "Range: bytes=%ld-\r\n", from[i]);
+		s = hc_request_with(port, "GET", "/big.bin", h, buf,
+				    sizeof(buf), &r);
+		t_check(s == 206 && r.body_len == (size_t)(BIG - from[i]) &&
+			!memcmp(r.body, data + from[i], BIG - from[i]),
+			"%s: bytes=%ld- of %d: %d, %zu bytes as read(2)'s",
+			mode, from[i], BIG, s, r.body_len);
+		if (s == 206)
+			hc_count_body(&ways, mode, &r);
+	}
+}
+
 /* If-Range: the range only for this version of the file */
 static void check_if_range(int port, const char *mode)
 {
@@ -130,9 +161,10 @@ int main(void)
 	char req[512];
 
 	mkdir(ROOT, 0755);
-	for (int i = 0; i < SIZE; i++)
+	for (int i = 0; i < BIG; i++)
 		data[i] = i * 13 + i / 1000;
 	t_write_file(ROOT "/f.bin", data, SIZE);
+	t_write_file(ROOT "/big.bin", data, BIG);
 
 	for (int m = 0; m < 4; m++) {
 		const char *argv[] = { "--send", modes[m], "-n", "--stats",
@@ -147,6 +179,7 @@ int main(void)
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 			check_case(h.port, &cases[i], modes[m]);
 		check_if_range(h.port, modes[m]);
+		check_big(h.port, modes[m]);
 		t_check_res(get(h.port, modes[m], "HEAD",
 				"Range: bytes=0-9\r\n", &r), 200,
 			    "%s: HEAD with a Range is 200", modes[m]);
