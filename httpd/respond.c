@@ -48,6 +48,23 @@ void send_out(struct worker *w, struct conn *c, const char *body, size_t len)
 	c->req.chain_body = len;
 }
 
+/* A head's first lines: the status, Server and Date */
+static void put_status(struct http_out *o, struct worker *w, struct conn *c,
+		       int status)
+{
+	_Static_assert(OUT_MAX <= UINT16_MAX, "c->req.head_lines is 16 bits");
+
+	c->req.status = status;
+	http_put_str(o, "HTTP/1.1 ");
+	http_put_uint(o, status);
+	http_put(o, " ", 1);
+	http_put_str(o, http_reason(status));
+	http_put_str(o, "\r\nServer: nofd-httpd\r\nDate: ");
+	http_put(o, w->clock.date, HTTP_DATE_LEN - 1);
+	http_put(o, "\r\n", 2);
+	c->req.head_lines = o->p - c->out;
+}
+
 /* A head's last line, and the head's length */
 static void put_connection(struct http_out *o, struct conn *c)
 {
@@ -65,15 +82,7 @@ void write_head(struct worker *w, struct conn *c, int status,
 {
 	struct http_out o = { c->out, c->out + OUT_MAX };
 
-	c->req.status = status;
-	http_put_str(&o, "HTTP/1.1 ");
-	http_put_uint(&o, status);
-	http_put(&o, " ", 1);
-	http_put_str(&o, http_reason(status));
-	http_put_str(&o, "\r\nServer: nofd-httpd\r\nDate: ");
-	http_put(&o, w->clock.date, HTTP_DATE_LEN - 1);
-	http_put(&o, "\r\n", 2);
-	c->req.head_lines = o.p - c->out;
+	put_status(&o, w, c, status);
 	if (type) {
 		http_put_str(&o, "Content-Type: ");
 		http_put_str(&o, type);
@@ -96,10 +105,7 @@ static void write_head_cached(struct worker *w, struct conn *c,
 {
 	struct http_out o = { c->out, c->out + OUT_MAX };
 
-	c->req.status = 200;
-	http_put_str(&o, "HTTP/1.1 200 OK\r\nServer: nofd-httpd\r\nDate: ");
-	http_put(&o, w->clock.date, HTTP_DATE_LEN - 1);
-	http_put(&o, "\r\n", 2);
+	put_status(&o, w, c, 200);
 	http_put(&o, e->head, e->head_len);
 	put_connection(&o, c);
 }
