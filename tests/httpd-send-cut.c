@@ -4,9 +4,11 @@
  * connection, and nothing follows the part of it the client got. A client
  * with a 4 KiB receive buffer pipelines 3000 requests for one file and
  * reads nothing for 750 ms against a 500 ms send timeout, then all
- * that comes: every response it reads is whole, with the file's bytes as its body, but the
- * last, which may be cut, and the connection is closed after it; the
- * server goes on serving. With a 2 KiB file (its head and body from the
+ * that comes: every response it reads is whole, with the file's bytes
+ * as its body, but the last, which may be cut, and the connection is
+ * closed after it; the server goes on serving. If the buffers took the
+ * whole stream by 750 ms (a slow machine), the client waits longer. With
+ * a 2 KiB file (its head and body from the
  * open-file cache's memory by one SENDMSG; in stock mode too) and a
  * 6000-byte one (a SEND of the head, then SENDFILE; READ and one SEND
  * in stock mode). A SEND the deadline's cancel cuts after a part
