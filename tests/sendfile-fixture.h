@@ -161,6 +161,44 @@ static inline void sf_prep(struct io_uring_sqe *sqe, enum sf_way way, int in,
 		sqe->flags |= IOSQE_ASYNC;
 }
 
+struct sf_sys_call {
+	int in, sock;
+	long long off;
+	size_t len;
+	long long ret;
+};
+
+static void *sf_sys_run(void *arg)
+{
+	struct sf_sys_call *c = arg;
+	off_t o = c->off;
+	ssize_t ret;
+
+	ret = sendfile(c->sock, c->in, c->off == -1 ? NULL : &o, c->len);
+	c->ret = ret < 0 ? -errno : ret;
+	return NULL;
+}
+
+/*
+ * sendfile(2), in a thread that never used a ring. A ring's requests and
+ * its end send the thread that submitted task work with TWA_SIGNAL, some
+ * time later (io_free_req() from io-wq, io_ring_exit_work()), and that
+ * pending "signal" cuts a sendfile(2) that waits for room short: the
+ * reference would then be short of what the SENDFILE compared with sent.
+ */
+static inline long long sf_sys_send(int in, int sock, long long off,
+				    size_t len)
+{
+	struct sf_sys_call c = { .in = in, .sock = sock, .off = off,
+				 .len = len };
+	pthread_t thread;
+
+	t_assert(!pthread_create(&thread, NULL, sf_sys_run, &c),
+		 "sendfile thread");
+	pthread_join(thread, NULL);
+	return c.ret;
+}
+
 /*
  * Send @len bytes of @in from @off (-1: its position) to @sock one way;
  * the count or -errno.
@@ -171,12 +209,8 @@ static inline long long sf_send(enum sf_way way, int in, int sock,
 	struct io_uring ring;
 	long long ret;
 
-	if (way == SF_SYS) {
-		off_t o = off;
-
-		ret = sendfile(sock, in, off == -1 ? NULL : &o, len);
-		return ret < 0 ? -errno : ret;
-	}
+	if (way == SF_SYS)
+		return sf_sys_send(in, sock, off, len);
 	sf_ring(&ring, way, in, sock);
 	ret = t_run(&ring, sf_prep(t_sqe, way, in, sock, off, len));
 	io_uring_queue_exit(&ring);
