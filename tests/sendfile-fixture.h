@@ -180,11 +180,8 @@ static void *sf_sys_run(void *arg)
 }
 
 /*
- * sendfile(2), in a thread that never used a ring. A ring's requests and
- * its end send the thread that submitted task work with TWA_SIGNAL, some
- * time later (io_free_req() from io-wq, io_ring_exit_work()), and that
- * pending "signal" cuts a sendfile(2) that waits for room short: the
- * reference would then be short of what the SENDFILE compared with sent.
+ * sendfile(2), in a thread that never used a ring: a ring's task work
+ * would cut it short where it waits for room (t_splice_start() says how).
  */
 static inline long long sf_sys_send(int in, int sock, long long off,
 				    size_t len)

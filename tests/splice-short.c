@@ -52,10 +52,8 @@ static int splice_way(enum way way, int in, int out, unsigned int len)
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	if (way == SYS) {
-		ret = splice(in, NULL, out, NULL, len, 0);
-		return ret < 0 ? -errno : ret;
-	}
+	if (way == SYS)
+		return t_splice(in, -1, out, len, 0);
 	sqe = io_uring_get_sqe(&ring);
 	if (way == RING_FIXED) {
 		t_assert(io_uring_register_files_update(&ring, IN_SLOT, &in,

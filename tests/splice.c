@@ -66,13 +66,9 @@ static void prep_way(struct io_uring_sqe *sqe, enum way way, int in,
 static ssize_t splice_way(enum way way, int in, int64_t off, int out,
 			  size_t len)
 {
-	loff_t o = off;
-	ssize_t ret;
-
 	if (way != SYS)
 		return t_run(&ring, prep_way(t_sqe, way, in, off, out, len));
-	ret = splice(in, off == -1 ? NULL : &o, out, NULL, len, 0);
-	return ret < 0 ? -errno : ret;
+	return t_splice(in, off, out, len, 0);
 }
 
 /* Read @fd into @o until read(2) returns 0 or fails. */
@@ -217,18 +213,22 @@ static void *stop_when_full(void *arg)
 static ssize_t splice_stopped(enum way way, int in, int out, size_t len)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct stopper st = { .thread = pthread_self(), .out = out };
+	struct stopper st = { .out = out };
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
+	struct t_splice s;
 	ssize_t res = -EINVAL;
 	pthread_t th;
 
 	if (way == SYS) {
 		t_assert(!sigaction(SIGALRM, &sa, NULL), "sigaction");
+		t_splice_start(&s, in, -1, out, len, 0);
+		st.thread = s.thread;
 		t_assert(!pthread_create(&th, NULL, stop_when_full, &st),
 			 "thread");
-		res = splice_way(way, in, -1, out, len);
+		/* the stopper first: it may signal the thread until joined */
 		pthread_join(th, NULL);
+		res = t_splice_join(&s);
 		t_check(st.was_full, "%s waited on a full socket when it was "
 			"stopped", way_names[way]);
 		return res;

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -369,6 +370,60 @@ static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
 		got += n;
 	close(fd);
 	return got;
+}
+
+/* A splice(2), run by a thread of its own. */
+struct t_splice {
+	pthread_t thread;
+	int in, out;
+	int64_t off;		/* of @in; -1: none */
+	size_t len;
+	unsigned int flags;
+	ssize_t ret;		/* the count or -errno */
+};
+
+static void *t_splice_run(void *arg)
+{
+	struct t_splice *s = arg;
+	loff_t o = s->off;
+
+	s->ret = splice(s->in, s->off == -1 ? NULL : &o, s->out, NULL, s->len,
+			s->flags);
+	if (s->ret < 0)
+		s->ret = -errno;
+	return NULL;
+}
+
+/*
+ * Start splice(2) in a thread that never used a ring, for a test that
+ * compares a SPLICE with it. io-wq frees each request it ran through task
+ * work of the thread that submitted it, and a ring's end sends that thread
+ * task work too, both with TWA_SIGNAL and some time later; a splice(2)
+ * waiting for room in that thread is cut short by it as by a signal, and
+ * the reference would be short (tests/sendfile-reference).
+ */
+static inline void t_splice_start(struct t_splice *s, int in, int64_t off,
+				  int out, size_t len, unsigned int flags)
+{
+	*s = (struct t_splice){ .in = in, .out = out, .off = off,
+				.len = len, .flags = flags };
+	t_assert(!pthread_create(&s->thread, NULL, t_splice_run, s),
+		 "splice thread");
+}
+
+static inline ssize_t t_splice_join(struct t_splice *s)
+{
+	pthread_join(s->thread, NULL);
+	return s->ret;
+}
+
+static inline ssize_t t_splice(int in, int64_t off, int out, size_t len,
+			       unsigned int flags)
+{
+	struct t_splice s;
+
+	t_splice_start(&s, in, off, out, len, flags);
+	return t_splice_join(&s);
 }
 
 /* A TCP listener on 127.0.0.1, any port; fills @addr with where it is. */
