@@ -46,12 +46,11 @@ static void reference(int in, long long off, size_t len,
 		      struct sf_capture *ref)
 {
 	int sv[2];
-	off_t o = off;
 
 	sf_pair(AF_INET, sv);
 	t_assert(sf_ktls_tx(sv[0]), "kTLS on the reference socket");
 	sf_capture_start(ref, sv[1], ref->bytes, MAX_WIRE);
-	t_check(sendfile(sv[0], in, &o, len) == (ssize_t)len,
+	t_check(sf_send(SF_SYS, in, sv[0], off, len) == (long long)len,
 		"sendfile(2) of the rest to a kTLS socket sends %zu bytes",
 		len);
 	shutdown(sv[0], SHUT_WR);
