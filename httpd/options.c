@@ -124,6 +124,7 @@ static void usage(FILE *f, int status)
 "                         a briefly installed descriptor\n"
 "      --stats            at exit, print counters (requests, cache, pipes,\n"
 "                         file bodies and their parts by each send way,\n"
+"                         bodies from memory and the READs that filled it,\n"
 "                         buffer chunks mapped and unmapped) and the heap\n"
 "                         allocations made after start-up to stderr\n"
 "  -h, --help             this text\n"
