@@ -74,7 +74,7 @@ static void listing(const char *what, int fd, int fixed, unsigned int bufsize,
 		"fills, the last one marked DIR_EOF (got %d requests, res %d, "
 		"eof %d)", what, nr, want, requests, n, eof);
 	n = gd_getdents_eof(&ring, fd, fixed, buf, bufsize, 0, &eof);
-	sys = gd_sys(twin, buf, bufsize);
+	sys = t_getdents64(twin, buf, bufsize);
 	t_check(n == sys && !sys && eof, "%s: one more request returns what "
 		"getdents64(2) at the end does, 0, with DIR_EOF (res %d, "
 		"getdents64(2) %d, eof %d)", what, n, sys, eof);
@@ -113,8 +113,8 @@ static void directory(const char *fs, const char *top, unsigned int nr)
 	 * only if the next getdents64(2) finds nothing else.
 	 */
 	t_assert(!lseek(twin, 0, SEEK_SET), "lseek");
-	want = gd_sys(twin, buf, 64);
-	more = gd_sys(twin, buf, sizeof(buf));
+	want = t_getdents64(twin, buf, 64);
+	more = t_getdents64(twin, buf, sizeof(buf));
 	t_check(want == 48 && !more == !nr, "%s, %u entries: getdents64(2) "
 		"from the start reads \".\" and \"..\" into 64 bytes, then %s "
 		"(%d, then %d)", fs, nr, nr ? "the rest" : "nothing", want, more);

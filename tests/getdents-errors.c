@@ -47,7 +47,7 @@ static void as_syscall(int res, const char *what, int twin,
 		       const char *twin_what, void *b, unsigned int len,
 		       int want)
 {
-	int sys = gd_sys(twin, b, len);
+	int sys = t_getdents64(twin, b, len);
 
 	t_check_res(sys, want, "getdents64(2) of %s: -%s", twin_what,
 		    strerrorname_np(-want));

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "test.h"
 
@@ -69,16 +68,6 @@ static inline void gd_parse(struct gd_list *l, const char *buf, int len)
 		gd_append(l, &e);
 		pos += d->d_reclen;
 	}
-}
-
-/*
- * One getdents64(2) of @fd into @buf: the byte count or -errno, the twin
- * of a GETDENTS. The raw syscall, so that a bad buffer reaches the kernel
- * as given (glibc's prototype lets the compiler object to it).
- */
-static inline int gd_sys(int fd, void *buf, unsigned int len)
-{
-	return t_sys(syscall(SYS_getdents64, fd, buf, len));
 }
 
 /* The whole stream of @fd from its position on, with getdents64(2). */

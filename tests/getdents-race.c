@@ -61,7 +61,7 @@ static int removed_dir_error(const char *top)
 	gd_make_dir(dir, 0);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	t_assert(fd >= 0 && !rmdir(dir), "open and remove %s", dir);
-	ret = gd_sys(fd, bufs[0], BUFSIZE);
+	ret = t_getdents64(fd, bufs[0], BUFSIZE);
 	close(fd);
 	t_check_res(ret, -ENOENT, "getdents64(2) of a removed directory: "
 		    "-ENOENT");
@@ -71,7 +71,7 @@ static int removed_dir_error(const char *top)
 /* What getdents64(2) gives for a closed fd: that of an emptied slot. */
 static int closed_fd_error(void)
 {
-	int ret = gd_sys(t_closed_fd(), bufs[0], BUFSIZE);
+	int ret = t_getdents64(t_closed_fd(), bufs[0], BUFSIZE);
 
 	t_check_res(ret, -EBADF, "getdents64(2) of a closed fd: -EBADF");
 	return ret;
@@ -137,7 +137,7 @@ static void removal(const char *fs, const char *top)
 		ret = gd_getdents(&ring, 0, 1, bufs[0], BUFSIZE,
 				  IORING_GETDENTS_REWIND);
 		t_assert(!lseek(twin, 0, SEEK_SET), "lseek");
-		sys = gd_sys(twin, bufs[1], BUFSIZE);
+		sys = t_getdents64(twin, bufs[1], BUFSIZE);
 		same += ret == sys;
 		gone += sys == -ENOENT;
 		close(twin);

@@ -134,7 +134,7 @@ static void check_getdents(struct io_uring *ring, int op)
 	t_make_file(DIR_PATH "/b", 1);
 	fd = open(DIR_PATH, O_RDONLY | O_DIRECTORY);
 	t_assert(fd >= 0, "open %s", DIR_PATH);
-	sys = getdents64(fd, sys_buf, sizeof(sys_buf));
+	sys = t_getdents64(fd, sys_buf, sizeof(sys_buf));
 	close(fd);
 	t_assert(sys > 0, "getdents64: %d", sys);
 	fd = open(DIR_PATH, O_RDONLY | O_DIRECTORY);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -424,6 +425,38 @@ static inline ssize_t t_splice(int in, int64_t off, int out, size_t len,
 
 	t_splice_start(&s, in, off, out, len, flags);
 	return t_splice_join(&s);
+}
+
+struct t_getdents {
+	int fd;
+	void *buf;
+	unsigned int len;
+	int ret;
+};
+
+static void *t_getdents_run(void *arg)
+{
+	struct t_getdents *g = arg;
+
+	g->ret = t_sys(syscall(SYS_getdents64, g->fd, g->buf, g->len));
+	return NULL;
+}
+
+/*
+ * getdents64(2) of @fd into @buf in a thread that never used a ring: the
+ * byte count or -errno. A pending signal, as a ring's task work counts
+ * (t_splice_start()), stops it after its first record. The raw syscall,
+ * so that a bad buffer reaches the kernel as given.
+ */
+static inline int t_getdents64(int fd, void *buf, unsigned int len)
+{
+	struct t_getdents g = { .fd = fd, .buf = buf, .len = len };
+	pthread_t thread;
+
+	t_assert(!pthread_create(&thread, NULL, t_getdents_run, &g),
+		 "getdents64 thread");
+	pthread_join(thread, NULL);
+	return g.ret;
 }
 
 /* A TCP listener on 127.0.0.1, any port; fills @addr with where it is. */
