@@ -161,7 +161,9 @@ static inline void sf_prep(struct io_uring_sqe *sqe, enum sf_way way, int in,
 		sqe->flags |= IOSQE_ASYNC;
 }
 
+/* A sendfile(2), run by a thread of its own. */
 struct sf_sys_call {
+	pthread_t thread;
 	int in, sock;
 	long long off;
 	size_t len;
@@ -180,20 +182,31 @@ static void *sf_sys_run(void *arg)
 }
 
 /*
- * sendfile(2), in a thread that never used a ring: a ring's task work
+ * Start sendfile(2) in a thread that never used a ring: a ring's task work
  * would cut it short where it waits for room (t_splice_start() says how).
  */
+static inline void sf_sys_start(struct sf_sys_call *c, int in, int sock,
+				long long off, size_t len)
+{
+	*c = (struct sf_sys_call){ .in = in, .sock = sock, .off = off,
+				   .len = len };
+	t_assert(!pthread_create(&c->thread, NULL, sf_sys_run, c),
+		 "sendfile thread");
+}
+
+static inline long long sf_sys_join(struct sf_sys_call *c)
+{
+	pthread_join(c->thread, NULL);
+	return c->ret;
+}
+
 static inline long long sf_sys_send(int in, int sock, long long off,
 				    size_t len)
 {
-	struct sf_sys_call c = { .in = in, .sock = sock, .off = off,
-				 .len = len };
-	pthread_t thread;
+	struct sf_sys_call c;
 
-	t_assert(!pthread_create(&thread, NULL, sf_sys_run, &c),
-		 "sendfile thread");
-	pthread_join(thread, NULL);
-	return c.ret;
+	sf_sys_start(&c, in, sock, off, len);
+	return sf_sys_join(&c);
 }
 
 /*

@@ -195,20 +195,27 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* sendfile(2) stopped by a signal: the reference for stopped(). */
+/*
+ * sendfile(2) stopped by a signal: the reference for stopped(). In a
+ * thread that never used a ring, which the signal is sent to: in this
+ * one the end of stopped()'s ring would stop it first (sf_sys_start()).
+ */
 static void sys_stopped(void)
 {
 	int in = open(FILE_PATH, O_RDONLY), sv[2];
 	struct sigaction sa = { .sa_handler = on_alarm };
-	ssize_t ret;
+	struct sf_sys_call c;
+	long long ret;
 
 	sigaction(SIGALRM, &sa, NULL);
 	sf_pair(AF_INET, sv);
-	ualarm(200000, 0);
-	ret = sendfile(sv[0], in, NULL, SIZE);
+	sf_sys_start(&c, in, sv[0], -1, SIZE);
+	usleep(200000);
+	pthread_kill(c.thread, SIGALRM);
+	ret = sf_sys_join(&c);
 	close(sv[0]);
 	t_check(ret > 0 && ret < SIZE && ret == drain(sv[1]),
-		"sendfile(2) stopped by a signal returns %zd, all its peer "
+		"sendfile(2) stopped by a signal returns %lld, all its peer "
 		"reads", ret);
 	close(in);
 }
