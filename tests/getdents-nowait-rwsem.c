@@ -31,7 +31,7 @@ static char *stalled;		/* the page userfaultfd holds */
 static long page;
 static int dir_a, dir_ring;
 static volatile pid_t tid_b;
-static volatile int submitted, a_done;
+static volatile int submitted, a_done, b_done;
 
 static void *lister(void *arg)
 {
@@ -46,7 +46,21 @@ static void *maker(void *arg)
 	(void)arg;
 	tid_b = syscall(SYS_gettid);
 	t_assert(!mkdir(TMP "/d/new", 0755), "mkdir");
+	b_done = 1;
 	return NULL;
+}
+
+/* Where thread @tid sleeps (/proc/.../wchan), for a failed setup's line. */
+static const char *wchan(pid_t tid)
+{
+	static char name[64];
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
+	n = t_read_file(path, name, sizeof(name) - 1);
+	name[n > 0 ? n : 0] = 0;
+	return name;
 }
 
 static void *submitter(void *arg)
@@ -119,7 +133,9 @@ int main(void)
 	for (int i = 0; i < 6 && !(tid_b && task_in_d_state(tid_b)); i++)
 		t_wait_for(tid_b && task_in_d_state(tid_b));
 	t_assert(tid_b && task_in_d_state(tid_b),
-		 "B waits in mkdir() for the directory's lock");
+		 "B waits in mkdir() for the directory's lock (B %s, in "
+		 "\"%s\"; A %s)", b_done ? "made it" : "not done",
+		 tid_b ? wchan(tid_b) : "?", a_done ? "done" : "not done");
 	t_assert(!pthread_create(&s, NULL, submitter, NULL), "thread S");
 	ret = t_wait_for(submitted);
 	t_check(ret && !a_done, "io_uring_submit() of GETDENTS returns while "
