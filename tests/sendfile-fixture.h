@@ -161,52 +161,25 @@ static inline void sf_prep(struct io_uring_sqe *sqe, enum sf_way way, int in,
 		sqe->flags |= IOSQE_ASYNC;
 }
 
-/* A sendfile(2), run by a thread of its own. */
-struct sf_sys_call {
-	pthread_t thread;
-	int in, sock;
-	long long off;
-	size_t len;
-	long long ret;
-};
-
-static void *sf_sys_run(void *arg)
-{
-	struct sf_sys_call *c = arg;
-	off_t o = c->off;
-	ssize_t ret;
-
-	ret = sendfile(c->sock, c->in, c->off == -1 ? NULL : &o, c->len);
-	c->ret = ret < 0 ? -errno : ret;
-	return NULL;
-}
-
-/*
- * Start sendfile(2) in a thread that never used a ring: a ring's task work
- * would cut it short where it waits for room (t_splice_start() says how).
- */
-static inline void sf_sys_start(struct sf_sys_call *c, int in, int sock,
+/* sendfile(2) of @in from @off (-1: its position) to @sock, started in @c */
+static inline void sf_sys_start(struct t_call *c, int in, int sock,
 				long long off, size_t len)
 {
-	*c = (struct sf_sys_call){ .in = in, .sock = sock, .off = off,
-				   .len = len };
-	t_assert(!pthread_create(&c->thread, NULL, sf_sys_run, c),
-		 "sendfile thread");
-}
-
-static inline long long sf_sys_join(struct sf_sys_call *c)
-{
-	pthread_join(c->thread, NULL);
-	return c->ret;
+	*c = (struct t_call){ .nr = SYS_sendfile, .pos = off };
+	c->arg[0] = sock;
+	c->arg[1] = in;
+	c->arg[2] = off == -1 ? 0 : (long)&c->pos;
+	c->arg[3] = len;
+	t_call_start(c);
 }
 
 static inline long long sf_sys_send(int in, int sock, long long off,
 				    size_t len)
 {
-	struct sf_sys_call c;
+	struct t_call c;
 
 	sf_sys_start(&c, in, sock, off, len);
-	return sf_sys_join(&c);
+	return t_call_join(&c);
 }
 
 /*

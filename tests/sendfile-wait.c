@@ -198,13 +198,13 @@ static void on_alarm(int sig)
 /*
  * sendfile(2) stopped by a signal: the reference for stopped(). In a
  * thread that never used a ring, which the signal is sent to: in this
- * one the end of stopped()'s ring would stop it first (sf_sys_start()).
+ * one the end of stopped()'s ring would stop it first (struct t_call).
  */
 static void sys_stopped(void)
 {
 	int in = open(FILE_PATH, O_RDONLY), sv[2];
 	struct sigaction sa = { .sa_handler = on_alarm };
-	struct sf_sys_call c;
+	struct t_call c;
 	long long ret;
 
 	sigaction(SIGALRM, &sa, NULL);
@@ -212,7 +212,7 @@ static void sys_stopped(void)
 	sf_sys_start(&c, in, sv[0], -1, SIZE);
 	usleep(200000);
 	pthread_kill(c.thread, SIGALRM);
-	ret = sf_sys_join(&c);
+	ret = t_call_join(&c);
 	close(sv[0]);
 	t_check(ret > 0 && ret < SIZE && ret == drain(sv[1]),
 		"sendfile(2) stopped by a signal returns %lld, all its peer "

@@ -216,7 +216,7 @@ static ssize_t splice_stopped(enum way way, int in, int out, size_t len)
 	struct stopper st = { .out = out };
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	struct t_splice s;
+	struct t_call s;
 	ssize_t res = -EINVAL;
 	pthread_t th;
 
@@ -228,7 +228,7 @@ static ssize_t splice_stopped(enum way way, int in, int out, size_t len)
 			 "thread");
 		/* the stopper first: it may signal the thread until joined */
 		pthread_join(th, NULL);
-		res = t_splice_join(&s);
+		res = t_call_join(&s);
 		t_check(st.was_full, "%s waited on a full socket when it was "
 			"stopped", way_names[way]);
 		return res;

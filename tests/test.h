@@ -373,90 +373,77 @@ static inline ssize_t t_read_file(const char *path, void *buf, size_t size)
 	return got;
 }
 
-/* A splice(2), run by a thread of its own. */
-struct t_splice {
+/*
+ * A system call run by a thread of its own, one that never used a ring: the
+ * reference a test compares a request with. io-wq frees each request it ran
+ * through task work of the thread that submitted it, and a ring's end sends
+ * that thread task work too, both with TWA_SIGNAL and some time later; a
+ * splice(2) or sendfile(2) waiting for room in that thread is cut short by
+ * it as by a signal, a getdents64(2) after its first record, and the
+ * reference would be short (tests/sendfile-reference). Fill in @nr and
+ * @arg; @pos is there for an offset the call points at.
+ */
+struct t_call {
 	pthread_t thread;
-	int in, out;
-	int64_t off;		/* of @in; -1: none */
-	size_t len;
-	unsigned int flags;
-	ssize_t ret;		/* the count or -errno */
+	long nr, arg[6];
+	long long pos;
+	long ret;		/* the result or -errno */
 };
 
-static void *t_splice_run(void *arg)
+static void *t_call_run(void *arg)
 {
-	struct t_splice *s = arg;
-	loff_t o = s->off;
+	struct t_call *c = arg;
 
-	s->ret = splice(s->in, s->off == -1 ? NULL : &o, s->out, NULL, s->len,
-			s->flags);
-	if (s->ret < 0)
-		s->ret = -errno;
+	c->ret = t_sys(syscall(c->nr, c->arg[0], c->arg[1], c->arg[2],
+			       c->arg[3], c->arg[4], c->arg[5]));
 	return NULL;
 }
 
-/*
- * Start splice(2) in a thread that never used a ring, for a test that
- * compares a SPLICE with it. io-wq frees each request it ran through task
- * work of the thread that submitted it, and a ring's end sends that thread
- * task work too, both with TWA_SIGNAL and some time later; a splice(2)
- * waiting for room in that thread is cut short by it as by a signal, and
- * the reference would be short (tests/sendfile-reference).
- */
-static inline void t_splice_start(struct t_splice *s, int in, int64_t off,
-				  int out, size_t len, unsigned int flags)
+static inline void t_call_start(struct t_call *c)
 {
-	*s = (struct t_splice){ .in = in, .out = out, .off = off,
-				.len = len, .flags = flags };
-	t_assert(!pthread_create(&s->thread, NULL, t_splice_run, s),
-		 "splice thread");
+	t_assert(!pthread_create(&c->thread, NULL, t_call_run, c),
+		 "syscall thread");
 }
 
-static inline ssize_t t_splice_join(struct t_splice *s)
+static inline long t_call_join(struct t_call *c)
 {
-	pthread_join(s->thread, NULL);
-	return s->ret;
+	pthread_join(c->thread, NULL);
+	return c->ret;
+}
+
+/* splice(2) of @in from @off (-1: its position) to @out, started in @c */
+static inline void t_splice_start(struct t_call *c, int in, int64_t off,
+				  int out, size_t len, unsigned int flags)
+{
+	*c = (struct t_call){ .nr = SYS_splice, .pos = off };
+	c->arg[0] = in;
+	c->arg[1] = off == -1 ? 0 : (long)&c->pos;
+	c->arg[2] = out;
+	c->arg[4] = len;
+	c->arg[5] = flags;
+	t_call_start(c);
 }
 
 static inline ssize_t t_splice(int in, int64_t off, int out, size_t len,
 			       unsigned int flags)
 {
-	struct t_splice s;
+	struct t_call c;
 
-	t_splice_start(&s, in, off, out, len, flags);
-	return t_splice_join(&s);
-}
-
-struct t_getdents {
-	int fd;
-	void *buf;
-	unsigned int len;
-	int ret;
-};
-
-static void *t_getdents_run(void *arg)
-{
-	struct t_getdents *g = arg;
-
-	g->ret = t_sys(syscall(SYS_getdents64, g->fd, g->buf, g->len));
-	return NULL;
+	t_splice_start(&c, in, off, out, len, flags);
+	return t_call_join(&c);
 }
 
 /*
- * getdents64(2) of @fd into @buf in a thread that never used a ring: the
- * byte count or -errno. A pending signal, as a ring's task work counts
- * (t_splice_start()), stops it after its first record. The raw syscall,
- * so that a bad buffer reaches the kernel as given.
+ * getdents64(2) of @fd into @buf: the byte count or -errno. The raw
+ * syscall, so that a bad buffer reaches the kernel as given.
  */
 static inline int t_getdents64(int fd, void *buf, unsigned int len)
 {
-	struct t_getdents g = { .fd = fd, .buf = buf, .len = len };
-	pthread_t thread;
+	struct t_call c = { .nr = SYS_getdents64,
+			    .arg = { fd, (long)buf, len } };
 
-	t_assert(!pthread_create(&thread, NULL, t_getdents_run, &g),
-		 "getdents64 thread");
-	pthread_join(thread, NULL);
-	return g.ret;
+	t_call_start(&c);
+	return t_call_join(&c);
 }
 
 /* A TCP listener on 127.0.0.1, any port; fills @addr with where it is. */
