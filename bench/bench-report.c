@@ -83,6 +83,8 @@ static const struct workload {
 	  "connections in flight", "connection", "uring" },
 	{ "files-dt", "Files, rings with SINGLE_ISSUER | DEFER_TASKRUN",
 	  "files in flight", "file", "uring" },
+	{ "files-skip", "Files, one CQE per chain (IOSQE_CQE_SKIP_SUCCESS)",
+	  "files in flight", "file", "uring" },
 };
 
 static int is_direct(const char *mode)

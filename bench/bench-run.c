@@ -44,6 +44,9 @@
  *               flight
  *   conn-dt     conn, io_uring modes, rings with SINGLE_ISSUER |
  *   files-dt    DEFER_TASKRUN; files likewise
+ *   files-skip  files, every request of a chain but its last with
+ *               IOSQE_CQE_SKIP_SUCCESS (one CQE per chain); with --job also
+ *               mode stat-open (not in the tables)
  * OPS are the operations (connections, files, entries) the measured program
  * completed, CPU_S its CPU time over them (the server's, for connections).
  *
@@ -361,6 +364,8 @@ static void run_prog(const struct job *j, unsigned long div, int traced,
 		argv[n++] = num(a[2], thread ? j->param : 1);
 		if (!strcmp(j->workload, "files-dt"))
 			argv[n++] = "dt";
+		if (!strcmp(j->workload, "files-skip"))
+			argv[n++] = "skip";
 		if (strstr(j->workload, "-ext4") ||
 		    strstr(j->workload, "-cold")) {
 			snprintf(dir, sizeof(dir), "dir=%s/bench-files", disk());
@@ -568,6 +573,9 @@ static void plan(void)
 		add_each("thconn", conn + 1, 5, &threads[i], 1);
 	add_each("conn-dt", conn + 1, 5, depth + 1, 2);
 	add_each("files-dt", files, 4, depth + 1, 2);
+	add_each("files-skip", files, 4, depth, 3);
+	if (job_spec)		/* make profile: open + fstat + close */
+		add_each("files-skip", stat + 2, 1, depth + 1, 2);
 }
 
 /* --only names workloads plan() has: an unknown one is an error */

@@ -77,7 +77,7 @@ else
 	name=${job//,/-}
 	initrd=$top/build/initramfs.cpio.gz
 	case ${job%%,*} in
-	files|stat|thfiles|files-dt|files-ext4|stat-ext4|files-cold|stat-cold) program=files ;;
+	files|stat|thfiles|files-dt|files-skip|files-ext4|stat-ext4|files-cold|stat-cold) program=files ;;
 	walk|walk-ext4) program=dirwalk ;;
 	depth|depth-ext4) program=depth ;;
 	*) program= ;;	# conn-server and conn-client, both static

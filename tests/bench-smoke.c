@@ -4,7 +4,7 @@
  * make bench's workloads of tests/bench-smoke.h's first half once with
  * tiny counts, each mode at its largest parameter (connections,
  * keep-alive, files and stat on tmpfs and on ext4 cached, the walk on
- * tmpfs, threads, DEFER_TASKRUN rings), and
+ * tmpfs, threads, DEFER_TASKRUN rings, one CQE per chain), and
  * conn-server's direct-recv-multishot, which make profile measures, the
  * descriptor-cost measurement and the syscall-counting pass, and fails if
  * a job completes nothing or fewer operations than asked, a direct mode
@@ -59,9 +59,9 @@ int main(void)
 	/*
 	 * each workload of this half in each mode at its largest parameter
 	 * (conn 6, keepalive 6, files 5, stat 4, the same on ext4 5 and 4,
-	 * walk 3, thfiles 5, thconn 5, conn-dt 5, files-dt 4) and
-	 * direct-recv-multishot's (smoke only)
+	 * walk 3, thfiles 5, thconn 5, conn-dt 5, files-dt 4, files-skip 4)
+	 * and direct-recv-multishot's (smoke only)
 	 */
-	bench_smoke(SMOKE_MAIN, 53);
+	bench_smoke(SMOKE_MAIN, 57);
 	return t_exit();
 }

@@ -15,7 +15,7 @@
 
 /* The workloads of each half; together, every workload bench-run has */
 #define SMOKE_MAIN	"conn,keepalive,thconn,conn-dt,files,stat,files-ext4," \
-			"stat-ext4,walk,thfiles,files-dt"
+			"stat-ext4,walk,thfiles,files-dt,files-skip"
 #define SMOKE_DISK	"depth,depth-ext4,files-cold,stat-cold,walk-ext4"
 
 /*
