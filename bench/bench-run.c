@@ -148,6 +148,11 @@ static unsigned long n_conn = 1500, n_exch = 3000, n_files = 2000,
 static int tree_dirs = 2000, tree_files = 20000, native;
 static const char *only;	/* comma-separated workloads, or all */
 static const char *job_spec;	/* --job WORKLOAD,MODE,PARAM */
+/*
+ * plan(): the jobs it adds now need the guest (its disk, its caches
+ * dropped): named, so that --only may list them, but not run natively
+ */
+static bool guest_only;
 static bool smoke;	/* --smoke: nothing is measured */
 static char bin[256];
 static int port = 21000, failures, quiesce_us = 200000;
@@ -434,7 +439,7 @@ static void add(const char *workload, const char *mode, int param,
 		known |= !strcmp(names[i], workload);
 	if (!known && nr_names < 32)
 		names[nr_names++] = workload;
-	if ((flags & NOFD) && native)
+	if (((flags & NOFD) || guest_only) && native)
 		return;
 	if (job_spec) {
 		snprintf(list, sizeof(list), "%s,%s,%d", workload, mode, param);
@@ -510,24 +515,23 @@ static void plan(void)
 	add("stat", "stat-sys", 1, 0);
 	add_each("stat", stat, 3, depth, 3);
 	/* the same on the guest's ext4 disk, its pages cached: not natively */
-	if (!native) {
-		add("files-ext4", "sys", 1, 0);
-		add_each("files-ext4", files, 4, depth, 3);
-		add("stat-ext4", "stat-sys", 1, 0);
-		add_each("stat-ext4", stat, 3, depth, 3);
-		/* and cold: each file once after the caches are dropped */
-		add("files-cold", "sys", 8, 0);
-		add_each("files-cold", files, 4, depth + 1, 1);
-		add("stat-cold", "stat-sys", 8, 0);
-		add_each("stat-cold", stat, 3, depth + 1, 1);
-	}
+	guest_only = true;
+	add("files-ext4", "sys", 1, 0);
+	add_each("files-ext4", files, 4, depth, 3);
+	add("stat-ext4", "stat-sys", 1, 0);
+	add_each("stat-ext4", stat, 3, depth, 3);
+	/* and cold: each file once after the caches are dropped */
+	add("files-cold", "sys", 8, 0);
+	add_each("files-cold", files, 4, depth + 1, 1);
+	add("stat-cold", "stat-sys", 8, 0);
+	add_each("stat-cold", stat, 3, depth + 1, 1);
 	/*
 	 * depth: STATX, OPENAT + CLOSE and RENAMEAT by syscall, forced to
 	 * io-wq and as the kernel issues them, at 1, 8 and 32 in flight, on
 	 * tmpfs and on the ext4 disk: the guest's (the series' inline issue
 	 * against io-wq, as the handoff RFC measures)
 	 */
-	for (int i = 0; !native && i < 2; i++) {
+	for (int i = 0; i < 2; i++) {
 		static const struct mode ways[] = {
 			{ "statx-name.wq", 0 }, { "statx-name.ring", 0 },
 			{ "statx-slot.wq", NOFD }, { "statx-slot.ring", NOFD },
@@ -542,15 +546,18 @@ static void plan(void)
 		add(w, "rename.sys", 1, 0);
 		add_each(w, ways, 8, depth, 3);
 	}
+	guest_only = false;
 	add("walk", "sys", 0, 0);
 	add("walk", "uring", 0, NOFD);
 	add("walk", "direct", 0, NOFD | DIRECT);
 	/* on ext4: read once before (0), and the caches dropped (1) */
-	for (int p = 0; !native && p < 2; p++) {
+	guest_only = true;
+	for (int p = 0; p < 2; p++) {
 		add("walk-ext4", "sys", p, 0);
 		add("walk-ext4", "uring", p, NOFD);
 		add("walk-ext4", "direct", p, NOFD | DIRECT);
 	}
+	guest_only = false;
 	if (job_spec) {		/* make profile: a walk of ext4 */
 		add("walk", "sys", 1, 0);
 		add("walk", "uring", 1, NOFD);
