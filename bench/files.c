@@ -319,10 +319,19 @@ static void setup_ring(struct worker *w)
 		die("register the directory", -EINVAL);
 }
 
+/* Files @i..@i+@k-1 of worker @w's sequence: through them from its own start */
+static void batch_at(struct worker *w, unsigned long i, int k)
+{
+	const char *name[MAX_DEPTH];
+
+	for (int j = 0; j < k; j++)
+		name[j] = names[(w->id * 97 + i + j) % nr_files];
+	batch(w, name, k);
+}
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
-	const char *name[MAX_DEPTH];
 	unsigned long i = 0;
 
 	setup_ring(w);
@@ -340,19 +349,15 @@ static void *worker_fn(void *arg)
 	 * ring's requests, a cost once per thread, not per file (the syscalls
 	 * warm up alike). Not when cold: each file is read once, measured.
 	 */
-	for (int j = 0; !cold && j < depth; j++)
-		name[j] = names[(w->id * 97 + j) % nr_files];
 	if (!cold)
-		batch(w, name, depth);
+		batch_at(w, 0, depth);
 	w->fdops = 0;
 	pthread_barrier_wait(&ready);	/* rings made: main may lock */
 	pthread_barrier_wait(&start);
 	while (i < count) {
 		int k = count - i < (unsigned long)depth ? (int)(count - i) : depth;
 
-		for (int j = 0; j < k; j++)
-			name[j] = names[(w->id * 97 + i + j) % nr_files];
-		batch(w, name, k);
+		batch_at(w, i, k);
 		i += k;
 	}
 	pthread_barrier_wait(&done);
