@@ -11,11 +11,11 @@
  * a 2 KiB file (its head and body from the open-file cache's memory by
  * one SENDMSG; in stock mode too) and a 6000-byte one (a SEND of the
  * head, then SENDFILE; READ and one SEND in stock mode). A SEND the
- * deadline's cancel cuts after a part
- * completes with that part's length, not an error: the server took it
- * for the whole and sent the next response behind the cut one, which
- * made the rest of the stream unreadable (found by review, 2026-12-07:
- * up to 10 cut responses in one stream).
+ * deadline's cancel cuts after a part completes with that part's length,
+ * not an error: the server took it for the whole and sent the next
+ * response behind the cut one, which made the rest of the stream
+ * unreadable (found by review, 2026-12-07: up to 10 cut responses in one
+ * stream).
  */
 #include "httpd.h"
 
